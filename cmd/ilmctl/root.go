@@ -1,0 +1,71 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	filercmd "github.com/ilmctl/ilmctl/commands/filer"
+	runcmd "github.com/ilmctl/ilmctl/commands/run"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ilmctl",
+		Short: "Keep S3 lifecycle (ILM) honest on SeaweedFS, RustFS and MinIO clusters",
+		Long: `ilmctl runs S3 lifecycle passes against a filer and gives operators tools
+for ILM durable records.
+
+Start with an embedded filer built from a fixture, then run one pass:
+  ilmctl filer load testdata/demo/fixture.json --filer ./ilmctl-data
+  ilmctl run -runtime 60m --filer ./ilmctl-data
+
+Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved).`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
+	})
+	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand())
+	return root
+}
+
+// normalizeSingleDashFlags rewrites "-name" to "--name" when name is a long
+// flag of the command args select, so operators can type
+// "ilmctl run -runtime 60m" as they would for SeaweedFS's shell; pflag would
+// otherwise read it as the shorthand cluster -r -u -n…. Shorthands
+// ("-o json") and everything after "--" are left alone.
+func normalizeSingleDashFlags(root *cobra.Command, args []string) []string {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == nil {
+		return args
+	}
+	long := map[string]bool{}
+	collect := func(fs *pflag.FlagSet) {
+		fs.VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+	}
+	for c := cmd; c != nil; c = c.Parent() {
+		collect(c.Flags())
+		collect(c.PersistentFlags())
+	}
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			name, _, _ := strings.Cut(a[1:], "=")
+			if len(name) > 1 && long[name] {
+				a = "-" + a
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}

@@ -1,0 +1,166 @@
+package dailyrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
+)
+
+// RetryPolicy retries transport errors only; server-side outcomes are never
+// retried in-run (design 000 § Delete failure handling).
+type RetryPolicy struct {
+	Attempts int           // total attempts; 0 means 3
+	Base     time.Duration // first backoff; 0 means 200ms, doubling per attempt
+	Max      time.Duration // backoff cap; 0 means 5s
+	// Sleep waits d or until ctx ends; nil uses a timer. Tests inject one
+	// that records the backoff instead of sleeping.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Backoff returns the wait before attempt n+1 after n failed attempts
+// (n >= 1): Base × 2^(n-1), capped at Max.
+func (r RetryPolicy) Backoff(n int) time.Duration {
+	base, max := r.Base, r.Max
+	if base <= 0 {
+		base = 200 * time.Millisecond
+	}
+	if max <= 0 {
+		max = 5 * time.Second
+	}
+	d := base
+	for i := 1; i < n && d < max; i++ {
+		d *= 2
+	}
+	return min(d, max)
+}
+
+func (r RetryPolicy) attempts() int {
+	if r.Attempts <= 0 {
+		return 3
+	}
+	return r.Attempts
+}
+
+func (r RetryPolicy) sleep(ctx context.Context, d time.Duration) error {
+	if r.Sleep != nil {
+		return r.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// withRetry calls fn until it succeeds, the attempts run out, or ctx ends.
+func (p *pass) withRetry(ctx context.Context, fn func() error) error {
+	rp := p.cfg.Retry
+	var err error
+	for n := 1; ; n++ {
+		if err = fn(); err == nil || ctx.Err() != nil || n >= rp.attempts() {
+			break
+		}
+		if serr := rp.sleep(ctx, rp.Backoff(n)); serr != nil {
+			return serr
+		}
+	}
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// versionTarget is obj.Versions[idx].
+type versionTarget struct {
+	obj *filer.Object
+	idx int
+}
+
+// errDispatch is a dispatch that did not complete: it halts the shard.
+type errDispatch struct {
+	outcome string
+	target  string
+	err     error
+}
+
+func (e *errDispatch) Error() string {
+	if e.err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.target, e.outcome, e.err)
+	}
+	return fmt.Sprintf("%s: %s", e.target, e.outcome)
+}
+func (e *errDispatch) Unwrap() error { return e.err }
+
+// handle counts a match and, when due, dispatches it. pending is true for
+// a match not yet due. A non-nil error means the dispatch did not complete
+// (RETRY_LATER, BLOCKED, transport error after retries, or cancellation).
+func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match) (pending bool, err error) {
+	s.res.Matches++
+	if !m.IsDue(p.cfg.RunNow) {
+		s.res.Pending++
+		return true, nil
+	}
+	a := Action{Shard: s.id, Source: source, Bucket: bucket, Kind: m.Kind, RuleID: m.RuleID, Due: m.Due}
+	req := filer.DeleteRequest{Bucket: bucket, Kind: string(m.Kind), RuleID: m.RuleID}
+	if up != nil {
+		a.Key, a.UploadID = up.Key, up.UploadID
+		req.Key, req.Expected = up.Key, filer.Identity{UploadID: up.UploadID}
+	} else {
+		v := vt.obj.Versions[vt.idx]
+		a.Key, a.VersionID = vt.obj.Key, v.VersionID
+		req.Key, req.Expected = vt.obj.Key, v.Identity()
+	}
+	if p.cfg.DryRun {
+		k := bucket + "\x00" + a.Key + "\x00" + a.VersionID + "\x00" + a.UploadID
+		if !s.dedupe[k] {
+			s.dedupe[k] = true
+			a.Outcome = OutcomeDryRun
+			p.record(s, a)
+		}
+		return false, nil
+	}
+	var out filer.Outcome
+	err = p.withRetry(ctx, func() error {
+		if p.cfg.Limiter != nil {
+			waitStart := p.cfg.Clock()
+			if werr := p.cfg.Limiter.Wait(ctx); werr != nil {
+				return werr
+			}
+			s.res.LimiterWait += p.cfg.Clock().Sub(waitStart)
+		}
+		var derr error
+		out, derr = p.cfg.Store.LifecycleDelete(ctx, req)
+		return derr
+	})
+	target := fmt.Sprintf("%s/%s", bucket, a.Key)
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return false, err
+		}
+		a.Outcome, a.Err = OutcomeError, err.Error()
+		p.record(s, a)
+		return false, &errDispatch{outcome: OutcomeError, target: target, err: err}
+	}
+	a.Outcome = string(out)
+	p.record(s, a)
+	if !out.Completes() {
+		return false, &errDispatch{outcome: string(out), target: target}
+	}
+	return false, nil
+}
+
+func (p *pass) record(s *shardRun, a Action) {
+	s.res.Outcomes[a.Outcome]++
+	p.mu.Lock()
+	p.actions = append(p.actions, a)
+	p.mu.Unlock()
+}
+
+func unixNs(ns int64) time.Time { return time.Unix(0, ns).UTC() }

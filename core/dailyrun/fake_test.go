@@ -1,0 +1,227 @@
+package dailyrun
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/filer"
+)
+
+// fakeStore is an in-memory filer.Store for unit tests of the pass alone.
+// Deletes record the request and apply the simplest effect (remove the
+// version or upload); outcomes and transport errors can be scripted.
+type fakeStore struct {
+	mu      sync.Mutex
+	buckets []filer.Bucket
+	objects map[string]map[string]*filer.Object // bucket -> key -> object
+	uploads map[string][]filer.Upload
+	events  []filer.Event
+	files   map[string][]byte
+
+	deletes []filer.DeleteRequest
+	// script returns a forced outcome/error for a request; ok=false lets
+	// the default apply.
+	script func(req filer.DeleteRequest, attempt int) (filer.Outcome, error, bool)
+	tries  map[string]int
+	// subscribed records each SubscribeMetadata (since, until).
+	subscribed [][2]int64
+}
+
+func newFakeStore() *fakeStore {
+	return &fakeStore{objects: map[string]map[string]*filer.Object{}, uploads: map[string][]filer.Upload{},
+		files: map[string][]byte{}, tries: map[string]int{}}
+}
+
+func (f *fakeStore) addBucket(name string, v filer.Versioning) {
+	f.buckets = append(f.buckets, filer.Bucket{Name: name, Versioning: v})
+	f.objects[name] = map[string]*filer.Object{}
+}
+
+// put adds a new latest version at mtime and logs its events (demotion of
+// the previous latest at the same time).
+func (f *fakeStore) put(bucket, key, vid string, mtime time.Time, size int64) {
+	ns := mtime.UnixNano()
+	obj := f.objects[bucket][key]
+	if obj == nil {
+		obj = &filer.Object{Key: key}
+		f.objects[bucket][key] = obj
+	}
+	if len(obj.Versions) > 0 {
+		obj.Versions[0].IsLatest = false
+		obj.Versions[0].NoncurrentSinceNs = ns
+		f.events = append(f.events, filer.Event{TsNs: ns, Type: filer.EventDemote, Bucket: bucket, Key: key, VersionID: obj.Versions[0].VersionID})
+		ns++
+	}
+	v := filer.Version{VersionID: vid, IsLatest: true, MtimeNs: mtime.UnixNano(), Size: size, ETag: "etag-" + vid}
+	obj.Versions = append([]filer.Version{v}, obj.Versions...)
+	f.events = append(f.events, filer.Event{TsNs: ns, Type: filer.EventPut, Bucket: bucket, Key: key, VersionID: vid})
+}
+
+func (f *fakeStore) ListBuckets(context.Context) ([]filer.Bucket, error) { return f.buckets, nil }
+
+func (f *fakeStore) ListObjects(_ context.Context, bucket, after string, limit int) ([]filer.Object, string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var keys []string
+	for k := range f.objects[bucket] {
+		if k > after {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	next := ""
+	if len(keys) > limit {
+		keys = keys[:limit]
+		next = keys[limit-1]
+	}
+	var out []filer.Object
+	for _, k := range keys {
+		o := *f.objects[bucket][k]
+		o.Versions = append([]filer.Version(nil), o.Versions...)
+		out = append(out, o)
+	}
+	return out, next, nil
+}
+
+func (f *fakeStore) LookupObject(_ context.Context, bucket, key string) (filer.Object, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	o, ok := f.objects[bucket][key]
+	if !ok || len(o.Versions) == 0 {
+		return filer.Object{}, false, nil
+	}
+	c := *o
+	c.Versions = append([]filer.Version(nil), o.Versions...)
+	return c, true, nil
+}
+
+func (f *fakeStore) ListUploads(_ context.Context, bucket, after string, limit int) ([]filer.Upload, string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []filer.Upload
+	for _, u := range f.uploads[bucket] {
+		if u.Key+"\x00"+u.UploadID > after {
+			out = append(out, u)
+		}
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		next = out[limit-1].Key + "\x00" + out[limit-1].UploadID
+	}
+	return out, next, nil
+}
+
+func (f *fakeStore) SubscribeMetadata(ctx context.Context, since, until int64, fn func(filer.Event) error) error {
+	f.mu.Lock()
+	f.subscribed = append(f.subscribed, [2]int64{since, until})
+	evs := append([]filer.Event(nil), f.events...)
+	f.mu.Unlock()
+	sort.Slice(evs, func(i, j int) bool { return evs[i].TsNs < evs[j].TsNs })
+	for _, ev := range evs {
+		if ev.TsNs <= since || ev.TsNs > until {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fakeStore) LifecycleDelete(_ context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := req.Bucket + "/" + req.Key + "/" + req.Expected.VersionID + req.Expected.UploadID
+	f.tries[id]++
+	if f.script != nil {
+		if out, err, ok := f.script(req, f.tries[id]); ok {
+			return out, err
+		}
+	}
+	f.deletes = append(f.deletes, req)
+	if req.Expected.UploadID != "" {
+		ups := f.uploads[req.Bucket]
+		for i, u := range ups {
+			if u.UploadID == req.Expected.UploadID {
+				f.uploads[req.Bucket] = append(ups[:i:i], ups[i+1:]...)
+				return filer.OutcomeDone, nil
+			}
+		}
+		return filer.OutcomeNoopResolved, nil
+	}
+	o := f.objects[req.Bucket][req.Key]
+	if o == nil {
+		return filer.OutcomeNoopResolved, nil
+	}
+	for i, v := range o.Versions {
+		if v.Identity() == req.Expected {
+			o.Versions = append(o.Versions[:i:i], o.Versions[i+1:]...)
+			if len(o.Versions) == 0 {
+				delete(f.objects[req.Bucket], req.Key)
+			}
+			return filer.OutcomeDone, nil
+		}
+	}
+	return filer.OutcomeNoopResolved, nil
+}
+
+func (f *fakeStore) ReadFile(_ context.Context, path string) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, ok := f.files[path]
+	if !ok {
+		return nil, filer.ErrNotFound
+	}
+	return b, nil
+}
+
+func (f *fakeStore) WriteFile(ctx context.Context, path string, data []byte) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[path] = append([]byte(nil), data...)
+	return nil
+}
+
+// remaining lists "bucket/key@version" for every version left, sorted.
+func (f *fakeStore) remaining() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for b, objs := range f.objects {
+		for k, o := range objs {
+			for _, v := range o.Versions {
+				out = append(out, b+"/"+k+"@"+v.VersionID)
+			}
+		}
+	}
+	for b, ups := range f.uploads {
+		for _, u := range ups {
+			out = append(out, b+"/"+u.Key+"#"+u.UploadID)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (f *fakeStore) deleted() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, d := range f.deletes {
+		out = append(out, d.Kind+":"+d.Key)
+	}
+	return strings.Join(out, ",")
+}
+
+var errTransport = errors.New("connection reset")

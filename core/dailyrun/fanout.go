@@ -1,0 +1,157 @@
+package dailyrun
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
+)
+
+// shardChanSize is the per-shard channel buffer (design 000 § Subscription
+// model).
+const shardChanSize = 256
+
+// errPastBoundary stops the subscription on the first event past runNow, the
+// backstop for a filer that ignores until_ns.
+var errPastBoundary = errors.New("event past the pass boundary")
+
+// shardQueue sits between the fan-out and one shard's channel so the
+// fan-out never waits on a shard: a slow or halted shard cannot block the
+// others or keep the pass from ending. Beyond limit buffered events the
+// shard is truncated: it receives nothing more this pass.
+type shardQueue struct {
+	ch    chan filer.Event
+	done  chan struct{} // closed when the shard stops reading
+	mu    sync.Mutex
+	buf   []filer.Event
+	wake  chan struct{}
+	limit int
+	// closed and complete are written under mu before the pump closes ch,
+	// so the shard reads them safely after ch is closed.
+	closed    bool
+	complete  bool // the subscription delivered everything up to untilNs
+	truncated bool
+}
+
+func newShardQueue(limit int) *shardQueue {
+	return &shardQueue{
+		ch:    make(chan filer.Event, shardChanSize),
+		done:  make(chan struct{}),
+		wake:  make(chan struct{}, 1),
+		limit: limit,
+	}
+}
+
+func (q *shardQueue) push(ev filer.Event) {
+	q.mu.Lock()
+	if q.truncated || q.closed {
+		q.mu.Unlock()
+		return
+	}
+	if len(q.buf) >= q.limit {
+		q.truncated = true
+	} else {
+		q.buf = append(q.buf, ev)
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *shardQueue) close(complete bool) {
+	q.mu.Lock()
+	if !q.closed {
+		q.closed = true
+		q.complete = complete && !q.truncated
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *shardQueue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pump moves buffered events into the shard's channel until the queue is
+// closed and empty, or the shard stops reading.
+func (q *shardQueue) pump() {
+	defer close(q.ch)
+	for {
+		q.mu.Lock()
+		batch := q.buf
+		q.buf = nil
+		closed := q.closed
+		q.mu.Unlock()
+		for _, ev := range batch {
+			select {
+			case q.ch <- ev:
+			case <-q.done:
+				return
+			}
+		}
+		if len(batch) > 0 {
+			continue
+		}
+		if closed {
+			return
+		}
+		select {
+		case <-q.wake:
+		case <-q.done:
+			return
+		}
+	}
+}
+
+// state reports, after ch is closed, whether the stream was complete and
+// whether this shard was truncated.
+func (q *shardQueue) state() (complete, truncated bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.complete, q.truncated
+}
+
+// fanOut routes one subscription's events to per-shard queues by ShardID.
+type fanOut struct {
+	queues map[int]*shardQueue
+}
+
+func newFanOut(states []*shardRun, limit int) *fanOut {
+	f := &fanOut{queues: map[int]*shardQueue{}}
+	for _, s := range states {
+		q := newShardQueue(limit)
+		s.queue = q
+		f.queues[s.id] = q
+		go q.pump()
+	}
+	return f
+}
+
+// run subscribes from sinceNs to untilNs and closes every queue when the
+// stream ends; queues are marked complete only when it ended cleanly.
+func (f *fanOut) run(ctx context.Context, st filer.Store, sinceNs, untilNs int64) error {
+	err := st.SubscribeMetadata(ctx, sinceNs, untilNs, func(ev filer.Event) error {
+		if ev.TsNs > untilNs {
+			return errPastBoundary
+		}
+		if q, ok := f.queues[lifecycle.ShardID(ev.Bucket, ev.Key)]; ok {
+			q.push(ev)
+		}
+		return nil
+	})
+	if errors.Is(err, errPastBoundary) {
+		err = nil
+	}
+	f.close(err == nil && ctx.Err() == nil)
+	return err
+}
+
+func (f *fanOut) close(complete bool) {
+	for _, q := range f.queues {
+		q.close(complete)
+	}
+}

@@ -1,0 +1,216 @@
+// Package dailyrun is the daily lifecycle pass: one meta-log subscription
+// fanned out to per-shard processors, recovery and steady-state walker
+// fires, identity-checked dispatch under a shared rate limiter, and
+// per-shard cursors, exactly as design 000 § Algorithm.
+package dailyrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/engine"
+	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
+	"golang.org/x/time/rate"
+)
+
+// Config is one pass's input.
+type Config struct {
+	Store    filer.Store
+	Snapshot *engine.Snapshot
+	// RunNow is the pass clock, frozen for the whole pass: due times are
+	// compared with it and the meta-log is read up to it.
+	RunNow time.Time
+	// Clock is the wall clock, used only to measure the pass duration.
+	Clock func() time.Time
+	// Shards to run; nil means all 16.
+	Shards []int
+	// MetaLogRetention is how far back the meta-log reaches; 0 means
+	// unbounded, so the retention window is MaxEffectiveTTL and nothing is
+	// promoted to the walker (design 000 § Cursor hashes).
+	MetaLogRetention time.Duration
+	// WalkerInterval is the minimum time between steady-state walker fires
+	// per shard; 0 fires every pass.
+	WalkerInterval time.Duration
+	// Limiter caps LifecycleDelete calls across every shard and the walker;
+	// nil means unlimited.
+	Limiter *rate.Limiter
+	// DryRun evaluates and records every action that would be dispatched,
+	// but deletes nothing and saves no cursor.
+	DryRun bool
+	Retry  RetryPolicy
+	// PageSize is the walker's listing page size; 0 means 1000.
+	PageSize int
+	// QueueLimit caps events buffered for one shard beyond its channel;
+	// past it the shard stops receiving for this pass and its cursor stays
+	// before the first event it missed. 0 means 1<<20.
+	QueueLimit int
+}
+
+// Shard statuses.
+const (
+	StatusOK        = "ok"
+	StatusHalted    = "halted"    // a dispatch ended RETRY_LATER, BLOCKED or in a transport error
+	StatusCancelled = "cancelled" // -runtime or a signal ended the pass first
+	StatusError     = "error"     // the shard could not run (corrupt cursor, listing error)
+)
+
+// Result is what one pass did.
+type Result struct {
+	RunNow   time.Time
+	Duration time.Duration
+	DryRun   bool
+	Shards   []ShardResult
+	Actions  []Action
+	// SubscribeErr is the meta-log subscription's error, if any.
+	SubscribeErr string
+}
+
+// ShardResult is one shard's pass.
+type ShardResult struct {
+	Shard         int
+	Status        string
+	Err           string
+	Recovery      string // "", cold_start, rule_edit, partition_flip
+	Walk          string // "", recovery, steady_state, empty_replay
+	EventsScanned int64
+	Matches       int64 // matches found, due or not
+	Pending       int64 // matches not yet due
+	Outcomes      map[string]int64
+	// CursorSaved says whether Cursor was written this pass; otherwise
+	// Cursor is the persisted one (zero on cold start).
+	CursorSaved bool
+	Cursor      Cursor
+	// Truncated is set when the shard's event queue overflowed; it resumes
+	// from its cursor next pass.
+	Truncated   bool
+	LimiterWait time.Duration
+}
+
+// Action is one dispatched (or, in a dry run, would-be dispatched) action.
+type Action struct {
+	Shard     int
+	Source    string // replay or walker
+	Bucket    string
+	Key       string
+	VersionID string
+	UploadID  string
+	Kind      lifecycle.ActionKind
+	RuleID    string
+	Due       time.Time // zero: due as soon as found
+	Outcome   string    // a filer.Outcome, DRY_RUN, or ERROR
+	Err       string
+}
+
+// OutcomeDryRun marks actions a dry run would have dispatched.
+const OutcomeDryRun = "DRY_RUN"
+
+// OutcomeError marks a dispatch that failed in transport after all retries.
+const OutcomeError = "ERROR"
+
+// Run executes one pass. It returns an error only for bad configuration;
+// shard failures are in the Result, whose Status says how the pass ended.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Store == nil || cfg.Snapshot == nil || cfg.RunNow.IsZero() || cfg.Clock == nil {
+		return nil, errors.New("dailyrun: Store, Snapshot, RunNow and Clock are required")
+	}
+	shards, err := normalizeShards(cfg.Shards)
+	if err != nil {
+		return nil, err
+	}
+	started := cfg.Clock()
+	p := newPass(cfg)
+	res := &Result{RunNow: cfg.RunNow, DryRun: cfg.DryRun}
+
+	states := make([]*shardRun, len(shards))
+	for i, id := range shards {
+		states[i] = p.prepareShard(ctx, id)
+	}
+
+	fan := newFanOut(states, p.queueLimit)
+	var wg sync.WaitGroup
+	subDone := make(chan error, 1)
+	if start, ok := p.globalStart(states); ok {
+		go func() { subDone <- fan.run(ctx, cfg.Store, start, p.untilNs) }()
+	} else {
+		fan.close(true)
+		subDone <- nil
+	}
+	for _, s := range states {
+		wg.Add(1)
+		go func(s *shardRun) {
+			defer wg.Done()
+			defer s.finish()
+			p.runShard(ctx, s)
+		}(s)
+	}
+	wg.Wait()
+	if err := <-subDone; err != nil && !errors.Is(err, context.Canceled) {
+		res.SubscribeErr = err.Error()
+	}
+	for _, s := range states {
+		res.Shards = append(res.Shards, s.res)
+	}
+	res.Actions = p.actions
+	sort.SliceStable(res.Actions, func(i, j int) bool { return res.Actions[i].Shard < res.Actions[j].Shard })
+	res.Duration = cfg.Clock().Sub(started)
+	return res, nil
+}
+
+// normalizeShards validates and sorts a shard set; nil means all shards.
+func normalizeShards(in []int) ([]int, error) {
+	if in == nil {
+		out := make([]int, lifecycle.ShardCount)
+		for i := range out {
+			out[i] = i
+		}
+		return out, nil
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, s := range in {
+		if s < 0 || s >= lifecycle.ShardCount {
+			return nil, fmt.Errorf("shard %d out of range 0-%d", s, lifecycle.ShardCount-1)
+		}
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no shards selected")
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// Status is the pass status for the heartbeat: ok when every shard ended
+// ok and the subscription succeeded, else the worst shard status.
+func (r *Result) Status() string {
+	status := StatusOK
+	rank := map[string]int{StatusOK: 0, StatusCancelled: 1, StatusHalted: 2, StatusError: 3}
+	for _, s := range r.Shards {
+		if rank[s.Status] > rank[status] {
+			status = s.Status
+		}
+	}
+	if r.SubscribeErr != "" && rank[status] < rank[StatusError] {
+		status = StatusError
+	}
+	return status
+}
+
+// Errors counts shards that did not end ok.
+func (r *Result) Errors() int {
+	n := 0
+	for _, s := range r.Shards {
+		if s.Status != StatusOK {
+			n++
+		}
+	}
+	return n
+}

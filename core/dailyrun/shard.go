@@ -1,0 +1,231 @@
+package dailyrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/engine"
+)
+
+// cursorSaveTimeout bounds a cursor save. The save uses a fresh context
+// because -runtime or Ctrl-C has usually cancelled the pass's own; saving
+// with it would drop the cursor and the next pass would replay from the
+// same floor again (design 000 § Cursor).
+const cursorSaveTimeout = 5 * time.Second
+
+// pass is the state shared by every shard of one Run.
+type pass struct {
+	cfg        Config
+	snap       *engine.Snapshot
+	rsh        [32]byte
+	maxTTL     time.Duration
+	retention  time.Duration
+	promoted   [32]byte
+	runNowNs   int64
+	untilNs    int64
+	pageSize   int
+	queueLimit int
+
+	mu      sync.Mutex
+	actions []Action
+}
+
+func newPass(cfg Config) *pass {
+	p := &pass{
+		cfg:        cfg,
+		snap:       cfg.Snapshot,
+		rsh:        engine.ReplayContentHash(cfg.Snapshot),
+		maxTTL:     engine.MaxEffectiveTTL(cfg.Snapshot),
+		runNowNs:   cfg.RunNow.UnixNano(),
+		pageSize:   cfg.PageSize,
+		queueLimit: cfg.QueueLimit,
+	}
+	p.untilNs = p.runNowNs
+	p.retention = cfg.MetaLogRetention
+	if p.retention == 0 {
+		p.retention = p.maxTTL
+	}
+	p.promoted = engine.PromotedHash(p.snap, p.retention)
+	if p.pageSize <= 0 {
+		p.pageSize = 1000
+	}
+	if p.queueLimit <= 0 {
+		p.queueLimit = 1 << 20
+	}
+	return p
+}
+
+// shardRun is one shard's state for the pass.
+type shardRun struct {
+	id        int
+	persisted Cursor
+	found     bool
+	loadErr   error
+	queue     *shardQueue
+	res       ShardResult
+	dedupe    map[string]bool // dry run: targets already listed
+}
+
+func (s *shardRun) finish() {
+	if s.queue != nil {
+		close(s.queue.done)
+	}
+}
+
+// drains reports whether the shard will read the meta-log this pass.
+func (p *pass) drains(s *shardRun) bool {
+	if s.loadErr != nil || p.rsh == ([32]byte{}) {
+		return false
+	}
+	return !s.found || !p.mustRecover(s)
+}
+
+func (p *pass) mustRecover(s *shardRun) bool {
+	return s.found && (s.persisted.RuleSetHash != p.rsh || s.persisted.PromotedHash != p.promoted)
+}
+
+func (p *pass) floorNs() int64 { return p.runNowNs - int64(p.maxTTL) }
+
+func (p *pass) prepareShard(ctx context.Context, id int) *shardRun {
+	s := &shardRun{id: id, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[string]int64{}}}
+	if p.cfg.DryRun {
+		s.dedupe = map[string]bool{}
+	}
+	s.persisted, s.found, s.loadErr = LoadCursor(ctx, p.cfg.Store, id)
+	s.res.Cursor = s.persisted
+	return s
+}
+
+// globalStart is min over draining shards of (persisted cursor, or the
+// cold-start floor runNow - maxTTL); ok is false when no shard drains, so
+// no subscription is opened.
+func (p *pass) globalStart(states []*shardRun) (int64, bool) {
+	var start int64
+	ok := false
+	for _, s := range states {
+		if !p.drains(s) {
+			continue
+		}
+		ts := p.floorNs()
+		if s.found {
+			ts = s.persisted.TsNs
+		}
+		if !ok || ts < start {
+			start, ok = ts, true
+		}
+	}
+	return start, ok
+}
+
+// walkerDue per design 000 § Algorithm: fire when the interval is 0, when
+// no walk happened yet, or when the interval has elapsed.
+func walkerDue(lastWalkedNs int64, runNow time.Time, interval time.Duration) bool {
+	return interval == 0 || lastWalkedNs == 0 || runNow.Sub(time.Unix(0, lastWalkedNs)) >= interval
+}
+
+// runShard is design 000's runShard.
+func (p *pass) runShard(ctx context.Context, s *shardRun) {
+	res := &s.res
+	if s.loadErr != nil {
+		res.Status, res.Err = StatusError, s.loadErr.Error()
+		return
+	}
+	replay, walk := p.snap.RulesForShard(s.id, p.retention)
+	lastWalked := s.persisted.LastWalkedNs
+	due := walkerDue(lastWalked, p.cfg.RunNow, p.cfg.WalkerInterval)
+
+	if p.rsh == ([32]byte{}) { // pure walker: no replay-eligible rule
+		if due && !walk.Empty() {
+			res.Walk = "empty_replay"
+			if err := p.walk(ctx, s, walk); err != nil {
+				p.halt(s, err)
+				return
+			}
+			lastWalked = p.runNowNs
+		}
+		p.save(s, Cursor{TsNs: 0, RuleSetHash: p.rsh, PromotedHash: p.promoted, LastWalkedNs: lastWalked})
+		return
+	}
+
+	walked := false
+	if !s.found || p.mustRecover(s) {
+		res.Recovery = p.recoveryReason(s)
+		res.Walk = "recovery"
+		if err := p.walk(ctx, s, engine.RecoveryView(p.snap)); err != nil {
+			// No cursor save: the next pass repeats the recovery walk.
+			p.halt(s, err)
+			return
+		}
+		walked, lastWalked = true, p.runNowNs
+		if s.found { // rule edit or partition flip: rewind and stop
+			p.save(s, Cursor{TsNs: p.floorNs(), RuleSetHash: p.rsh, PromotedHash: p.promoted, LastWalkedNs: lastWalked})
+			return
+		}
+	}
+	if !walked && due && !walk.Empty() {
+		res.Walk = "steady_state"
+		if err := p.walk(ctx, s, walk); err != nil {
+			p.halt(s, err)
+			p.save(s, s.persisted)
+			return
+		}
+		lastWalked = p.runNowNs
+	}
+
+	start := p.floorNs()
+	if s.found {
+		start = s.persisted.TsNs
+	}
+	lastOK, err := p.drain(ctx, s, replay, start)
+	if err != nil {
+		p.halt(s, err)
+	}
+	p.save(s, Cursor{TsNs: lastOK, RuleSetHash: p.rsh, PromotedHash: p.promoted, LastWalkedNs: lastWalked})
+}
+
+func (p *pass) recoveryReason(s *shardRun) string {
+	switch {
+	case !s.found:
+		return "cold_start"
+	case s.persisted.RuleSetHash != p.rsh:
+		return "rule_edit"
+	}
+	return "partition_flip"
+}
+
+// halt records why a shard stopped: cancelled when the pass context ended,
+// halted otherwise.
+func (p *pass) halt(s *shardRun, err error) {
+	s.res.Err = err.Error()
+	s.res.Status = StatusHalted
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		s.res.Status = StatusCancelled
+	}
+}
+
+// save writes the cursor with a fresh context (see cursorSaveTimeout). A dry
+// run saves nothing.
+func (p *pass) save(s *shardRun, c Cursor) {
+	if p.cfg.DryRun {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cursorSaveTimeout)
+	defer cancel()
+	if err := SaveCursor(ctx, p.cfg.Store, s.id, c); err != nil {
+		s.res.Status = StatusError
+		s.res.Err = joinErr(s.res.Err, err.Error())
+		return
+	}
+	s.res.CursorSaved = true
+	s.res.Cursor = c
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return fmt.Sprintf("%s; %s", a, b)
+}

@@ -1,0 +1,227 @@
+// Package engine compiles bucket lifecycle rules into actions and serves the
+// partition views the daily run needs: RulesForShard (replay / walk),
+// RecoveryView, and the cursor hashes, per design 000 § Engine surface.
+package engine
+
+import (
+	"sort"
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
+)
+
+// Mode says which path may evaluate an action.
+type Mode int
+
+// Action modes, per design 000 § router.Route integration.
+const (
+	ModeEventDriven Mode = iota // meta-log replay evaluates it
+	ModeScanOnly                // only the walker evaluates it
+	ModeDisabled                // nothing evaluates it (rule Status=Disabled)
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeEventDriven:
+		return "event_driven"
+	case ModeScanOnly:
+		return "scan_only"
+	}
+	return "disabled"
+}
+
+// ActionKey names one compiled action.
+type ActionKey struct {
+	Bucket string
+	RuleID string
+	Kind   lifecycle.ActionKind
+}
+
+// Bucket is one bucket's lifecycle input to Compile.
+type Bucket struct {
+	Name       string
+	Versioning filer.Versioning
+	Rules      []lifecycle.Rule
+}
+
+// CompiledAction is one (bucket, rule, kind). Views clone it so activation
+// and Mode are per view; Rule is shared by pointer with the base snapshot.
+type CompiledAction struct {
+	Key  ActionKey
+	Rule *lifecycle.Rule
+	Mode Mode
+	// TTL is the rule's day count as a duration (days × 24h); 0 for kinds
+	// without a day count.
+	TTL    time.Duration
+	active bool
+}
+
+// IsActive reports whether the view this action belongs to evaluates it.
+func (a *CompiledAction) IsActive() bool { return a.active }
+
+// EffectiveTTL is the longest an event can stay pending before this action
+// is due: TTL plus the rounding slack (one day under AWS rounding).
+func (a *CompiledAction) EffectiveTTL(rnd lifecycle.Rounding) time.Duration {
+	return a.TTL + rnd.Slack()
+}
+
+// Snapshot is an immutable set of compiled actions for one pass.
+type Snapshot struct {
+	Rounding lifecycle.Rounding
+	// Buckets maps bucket name to its versioning state for every bucket
+	// with at least one action in the base snapshot.
+	Buckets map[string]filer.Versioning
+	actions []*CompiledAction // sorted by Key
+	byBkt   map[string][]*CompiledAction
+}
+
+// Engine holds the compiled base snapshot.
+type Engine struct {
+	snap *Snapshot
+}
+
+// Compile builds an engine from every bucket's validated rules. Disabled
+// rules compile to ModeDisabled actions, which no view activates.
+func Compile(buckets []Bucket, rnd lifecycle.Rounding) *Engine {
+	s := &Snapshot{Rounding: rnd, Buckets: map[string]filer.Versioning{}}
+	for _, b := range buckets {
+		for i := range b.Rules {
+			r := &b.Rules[i]
+			for _, kind := range r.Actions() {
+				mode := ModeScanOnly
+				switch {
+				case !r.Enabled:
+					mode = ModeDisabled
+				case kind.ReplayEligible():
+					mode = ModeEventDriven
+				}
+				s.actions = append(s.actions, &CompiledAction{
+					Key:    ActionKey{Bucket: b.Name, RuleID: r.ID, Kind: kind},
+					Rule:   r,
+					Mode:   mode,
+					TTL:    time.Duration(r.Days(kind)) * 24 * time.Hour,
+					active: mode != ModeDisabled,
+				})
+				s.Buckets[b.Name] = b.Versioning
+			}
+		}
+	}
+	sort.Slice(s.actions, func(i, j int) bool { return keyLess(s.actions[i].Key, s.actions[j].Key) })
+	s.index()
+	return &Engine{snap: s}
+}
+
+// Snapshot returns the engine's base snapshot.
+func (e *Engine) Snapshot() *Snapshot { return e.snap }
+
+// Actions returns every action in the view, sorted by key.
+func (s *Snapshot) Actions() []*CompiledAction { return s.actions }
+
+// BucketActions returns the view's actions for one bucket.
+func (s *Snapshot) BucketActions(bucket string) []*CompiledAction { return s.byBkt[bucket] }
+
+// BucketNames returns the buckets that have actions in the view, sorted.
+func (s *Snapshot) BucketNames() []string {
+	names := make([]string, 0, len(s.byBkt))
+	for b := range s.byBkt {
+		names = append(names, b)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Empty reports whether the view has no active action.
+func (s *Snapshot) Empty() bool {
+	for _, a := range s.actions {
+		if a.active {
+			return false
+		}
+	}
+	return true
+}
+
+// RulesForShard splits the snapshot into the replay view (replay-eligible
+// actions whose effective TTL fits in retentionWindow, Mode forced to
+// ModeEventDriven) and the walk view (walker-bound actions plus
+// replay-eligible ones promoted to scan_only because their TTL exceeds the
+// meta-log retention). Both views clone every action with active = true.
+// Shard filtering is by key (ShardID), so shardID does not change which
+// actions a view holds; it is part of the design's surface.
+func (s *Snapshot) RulesForShard(shardID int, retentionWindow time.Duration) (replay, walk *Snapshot) {
+	_ = shardID
+	replay, walk = s.derive(), s.derive()
+	for _, a := range s.actions {
+		if a.Mode == ModeDisabled {
+			continue
+		}
+		c := *a
+		c.active = true
+		if a.Key.Kind.ReplayEligible() && !s.promoted(a, retentionWindow) {
+			c.Mode = ModeEventDriven
+			replay.actions = append(replay.actions, &c)
+		} else {
+			walk.actions = append(walk.actions, &c)
+		}
+	}
+	replay.index()
+	walk.index()
+	return replay, walk
+}
+
+// RecoveryView returns every enabled action, force-active with Mode
+// preserved: the walker over it catches everything already due across the
+// full rule set (cold start, rule edit, partition flip).
+func RecoveryView(s *Snapshot) *Snapshot {
+	v := s.derive()
+	for _, a := range s.actions {
+		if a.Mode == ModeDisabled {
+			continue
+		}
+		c := *a
+		c.active = true
+		v.actions = append(v.actions, &c)
+	}
+	v.index()
+	return v
+}
+
+// MaxEffectiveTTL is the largest effective TTL over replay-eligible enabled
+// actions, 0 when there are none. runNow - MaxEffectiveTTL is the cold-start
+// replay floor: every event older than that is already due.
+func MaxEffectiveTTL(s *Snapshot) time.Duration {
+	var max time.Duration
+	for _, a := range s.actions {
+		if a.Mode != ModeDisabled && a.Key.Kind.ReplayEligible() {
+			if t := a.EffectiveTTL(s.Rounding); t > max {
+				max = t
+			}
+		}
+	}
+	return max
+}
+
+func (s *Snapshot) promoted(a *CompiledAction, retentionWindow time.Duration) bool {
+	return a.EffectiveTTL(s.Rounding) > retentionWindow
+}
+
+func (s *Snapshot) derive() *Snapshot {
+	return &Snapshot{Rounding: s.Rounding, Buckets: s.Buckets}
+}
+
+func (s *Snapshot) index() {
+	s.byBkt = map[string][]*CompiledAction{}
+	for _, a := range s.actions {
+		s.byBkt[a.Key.Bucket] = append(s.byBkt[a.Key.Bucket], a)
+	}
+}
+
+func keyLess(a, b ActionKey) bool {
+	if a.Bucket != b.Bucket {
+		return a.Bucket < b.Bucket
+	}
+	if a.RuleID != b.RuleID {
+		return a.RuleID < b.RuleID
+	}
+	return a.Kind < b.Kind
+}

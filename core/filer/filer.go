@@ -1,0 +1,178 @@
+// Package filer defines the store-facing ports the lifecycle engine needs:
+// buckets, object versions, multipart uploads, the meta-log and small
+// state files (cursors). It holds types and interfaces only; concrete stores
+// live in client/ and are injected, so core/ never imports a store
+// (per DEVELOPERS.md § Layers).
+package filer
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Versioning is a bucket's S3 versioning state.
+type Versioning string
+
+// Bucket versioning states, spelled as S3's GetBucketVersioning returns them.
+// VersioningOff is a bucket that never had versioning enabled.
+const (
+	VersioningOff       Versioning = ""
+	VersioningEnabled   Versioning = "Enabled"
+	VersioningSuspended Versioning = "Suspended"
+)
+
+// NullVersionID is the version ID S3 gives the null version (objects written
+// while versioning was off or suspended).
+const NullVersionID = "null"
+
+// Bucket is one bucket with its lifecycle configuration.
+type Bucket struct {
+	Name       string
+	Versioning Versioning
+	ObjectLock bool
+	// LifecycleXML is the raw S3 LifecycleConfiguration document; empty when
+	// the bucket has no lifecycle configuration.
+	LifecycleXML string
+}
+
+// Version is one object version (or delete marker) as the filer stores it.
+type Version struct {
+	VersionID    string // "null" for the null version
+	IsLatest     bool
+	DeleteMarker bool
+	// MtimeNs is the version's creation time in Unix nanoseconds; it is also
+	// the identity mtime passed to LifecycleDelete.
+	MtimeNs int64
+	Size    int64 // bytes; 0 for delete markers
+	ETag    string
+	Tags    map[string]string
+	// NoncurrentSinceNs is the TsNs (Unix nanoseconds) of the meta-log event
+	// that demoted this version; 0 when current or unknown (legacy entries),
+	// per design 000 § noncurrent_since.
+	NoncurrentSinceNs int64
+	// RetainUntil is the Object Lock retention date; zero when none.
+	RetainUntil time.Time
+	LegalHold   bool
+}
+
+// Identity returns the identity LifecycleDelete compares before deleting.
+func (v Version) Identity() Identity {
+	return Identity{VersionID: v.VersionID, MtimeNs: v.MtimeNs, Size: v.Size, ETag: v.ETag}
+}
+
+// Object is one key with all its versions, newest first (Versions[0] is the
+// latest when the key has any version).
+type Object struct {
+	Key      string
+	Versions []Version
+}
+
+// Upload is one incomplete multipart upload.
+type Upload struct {
+	Key       string
+	UploadID  string
+	Initiated time.Time
+}
+
+// Identity is what a lifecycle delete expects the target to still be; a
+// mismatch means the object changed since it was evaluated and the delete is
+// NOOP_RESOLVED. For uploads only UploadID is compared.
+type Identity struct {
+	VersionID string
+	MtimeNs   int64
+	Size      int64
+	ETag      string
+	UploadID  string
+}
+
+// Outcome is the server-side result of a LifecycleDelete, per design 000 §
+// Delete failure handling.
+type Outcome string
+
+// LifecycleDelete outcomes. Only Done, NoopResolved and SkippedObjectLock let
+// a shard's cursor advance.
+const (
+	OutcomeDone              Outcome = "DONE"
+	OutcomeNoopResolved      Outcome = "NOOP_RESOLVED"
+	OutcomeSkippedObjectLock Outcome = "SKIPPED_OBJECT_LOCK"
+	OutcomeRetryLater        Outcome = "RETRY_LATER"
+	OutcomeBlocked           Outcome = "BLOCKED"
+)
+
+// Completes reports whether the outcome lets the cursor move past the event.
+func (o Outcome) Completes() bool {
+	return o == OutcomeDone || o == OutcomeNoopResolved || o == OutcomeSkippedObjectLock
+}
+
+// DeleteRequest asks the filer to apply one lifecycle action. Kind is the
+// design's action kind spelling (ExpirationDays, ExpirationDate,
+// NoncurrentDays, NewerNoncurrent, AbortMPU, ExpiredDeleteMarker); the filer
+// decides the effect from Kind and the bucket's versioning state (a delete
+// marker for Expiration on a versioned bucket, a permanent version delete for
+// noncurrent kinds, an upload abort for AbortMPU).
+type DeleteRequest struct {
+	Bucket   string
+	Key      string
+	Kind     string
+	RuleID   string
+	Expected Identity
+}
+
+// EventType says what a meta-log event changed.
+type EventType string
+
+// Meta-log event types.
+const (
+	EventPut       EventType = "put"        // a new version (or delete marker) became latest
+	EventDemote    EventType = "demote"     // a version became noncurrent
+	EventRemove    EventType = "remove"     // a version was removed
+	EventMPUInit   EventType = "mpu_init"   // a multipart upload was initiated
+	EventMPURemove EventType = "mpu_remove" // a multipart upload completed or was aborted
+)
+
+// Event is one meta-log entry.
+type Event struct {
+	TsNs      int64 // Unix nanoseconds; strictly increasing in meta-log order
+	Type      EventType
+	Bucket    string
+	Key       string
+	VersionID string // version events
+	UploadID  string // upload events
+}
+
+// ErrNotFound is returned by ReadFile when the path does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrTruncatedPage is returned when a listing says it is truncated but gives
+// no continuation marker; such a page is never acted on (fail closed).
+var ErrTruncatedPage = errors.New("listing page truncated without a continuation marker")
+
+// Store is everything the lifecycle pass needs from a filer. Implementations
+// must be safe for concurrent use by every shard goroutine.
+type Store interface {
+	// ListBuckets returns every bucket, sorted by name.
+	ListBuckets(ctx context.Context) ([]Bucket, error)
+	// ListObjects returns up to limit objects of bucket with key > startAfter,
+	// in key order, each with all its versions newest first. next is the
+	// last key returned when more remain, "" at the end.
+	ListObjects(ctx context.Context, bucket, startAfter string, limit int) (objs []Object, next string, err error)
+	// LookupObject returns one key's versions; found is false when the key
+	// has no version.
+	LookupObject(ctx context.Context, bucket, key string) (obj Object, found bool, err error)
+	// ListUploads returns up to limit incomplete multipart uploads of bucket
+	// ordered by (key, upload ID) after the opaque marker startAfter.
+	ListUploads(ctx context.Context, bucket, startAfter string, limit int) (ups []Upload, next string, err error)
+	// SubscribeMetadata calls fn for every meta-log event with
+	// sinceNs < TsNs <= untilNs, in TsNs order, and returns once the log up
+	// to untilNs has been delivered, fn returns an error, or ctx ends.
+	SubscribeMetadata(ctx context.Context, sinceNs, untilNs int64, fn func(Event) error) error
+	// LifecycleDelete applies one lifecycle action if the target still has
+	// the expected identity. A non-nil error is a transport error (retried);
+	// server-side refusals are outcomes.
+	LifecycleDelete(ctx context.Context, req DeleteRequest) (Outcome, error)
+	// ReadFile reads a small state file (cursor); ErrNotFound when absent.
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	// WriteFile replaces a small state file atomically.
+	WriteFile(ctx context.Context, path string, data []byte) error
+}

@@ -1,0 +1,102 @@
+// Package lifecycle holds S3 lifecycle rules: parsing and strict validation
+// of LifecycleConfiguration XML, filters, action kinds and due times, per the
+// AWS lifecycle docs and design 000 § Action kinds.
+package lifecycle
+
+import "time"
+
+// ActionKind is one lifecycle action, spelled as design 000 spells the
+// engine constants.
+type ActionKind string
+
+// The six action kinds.
+const (
+	ExpirationDays      ActionKind = "ExpirationDays"
+	ExpirationDate      ActionKind = "ExpirationDate"
+	NoncurrentDays      ActionKind = "NoncurrentDays"
+	NewerNoncurrent     ActionKind = "NewerNoncurrent"
+	AbortMPU            ActionKind = "AbortMPU"
+	ExpiredDeleteMarker ActionKind = "ExpiredDeleteMarker"
+)
+
+// ReplayEligible reports whether the kind's due time is event-time monotonic
+// (ExpirationDays, NoncurrentDays, AbortMPU), so meta-log replay can decide
+// it; the others are walker-bound (design 000 § Action kinds).
+func (k ActionKind) ReplayEligible() bool {
+	return k == ExpirationDays || k == NoncurrentDays || k == AbortMPU
+}
+
+// Configuration is a parsed and validated LifecycleConfiguration.
+type Configuration struct {
+	Rules []Rule
+}
+
+// Rule is one validated lifecycle rule. Zero numeric fields mean "not set".
+type Rule struct {
+	ID      string
+	Enabled bool // Status == "Enabled"
+	Filter  Filter
+
+	ExpirationDays            int       // Expiration/Days
+	ExpirationDate            time.Time // Expiration/Date, midnight UTC; zero when unset
+	ExpiredObjectDeleteMarker bool      // Expiration/ExpiredObjectDeleteMarker
+	NoncurrentDays            int       // NoncurrentVersionExpiration/NoncurrentDays
+	NewerNoncurrentVersions   int       // NoncurrentVersionExpiration/NewerNoncurrentVersions
+	AbortMPUDays              int       // AbortIncompleteMultipartUpload/DaysAfterInitiation
+}
+
+// Tag is one object tag predicate; key and value must match exactly.
+type Tag struct {
+	Key   string
+	Value string
+}
+
+// Filter selects the objects a rule applies to. Every set predicate must
+// hold. Size bounds are strict (> and <) and never match delete markers.
+type Filter struct {
+	Prefix          string
+	Tags            []Tag
+	SizeGreaterThan *int64 // ObjectSizeGreaterThan, bytes
+	SizeLessThan    *int64 // ObjectSizeLessThan, bytes
+}
+
+// Actions lists the action kinds a rule compiles to. A rule with both
+// NoncurrentDays and NewerNoncurrentVersions compiles to NewerNoncurrent
+// alone, which requires both conditions (AWS: both must be exceeded).
+func (r *Rule) Actions() []ActionKind {
+	var kinds []ActionKind
+	if r.ExpirationDays > 0 {
+		kinds = append(kinds, ExpirationDays)
+	}
+	if !r.ExpirationDate.IsZero() {
+		kinds = append(kinds, ExpirationDate)
+	}
+	if r.ExpiredObjectDeleteMarker {
+		kinds = append(kinds, ExpiredDeleteMarker)
+	}
+	switch {
+	case r.NewerNoncurrentVersions > 0:
+		kinds = append(kinds, NewerNoncurrent)
+	case r.NoncurrentDays > 0:
+		kinds = append(kinds, NoncurrentDays)
+	}
+	if r.AbortMPUDays > 0 {
+		kinds = append(kinds, AbortMPU)
+	}
+	return kinds
+}
+
+// Days returns the day count that drives kind's due time, 0 for kinds with
+// no day count (ExpirationDate, ExpiredDeleteMarker, NewerNoncurrent without
+// NoncurrentDays).
+func (r *Rule) Days(kind ActionKind) int {
+	switch kind {
+	case ExpirationDays:
+		return r.ExpirationDays
+	case NoncurrentDays, NewerNoncurrent:
+		return r.NoncurrentDays
+	case AbortMPU:
+		return r.AbortMPUDays
+	}
+	return 0
+}

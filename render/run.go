@@ -1,0 +1,211 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/core/filer"
+)
+
+// RunReport is `ilmctl run -o json`. Field names are a stable interface.
+type RunReport struct {
+	Status          string         `json:"status"`
+	Heartbeat       string         `json:"heartbeat"`
+	RunNow          time.Time      `json:"run_now"`
+	DryRun          bool           `json:"dry_run"`
+	DurationSeconds float64        `json:"duration_seconds"`
+	Errors          int            `json:"errors"`
+	SubscribeError  string         `json:"subscribe_error,omitempty"`
+	BucketErrors    []BucketError  `json:"bucket_errors"`
+	Shards          []ShardReport  `json:"shards"`
+	Buckets         []BucketReport `json:"buckets"`
+	Actions         []ActionReport `json:"actions"`
+}
+
+// BucketError is a bucket whose lifecycle configuration was rejected; it
+// gets no lifecycle action this pass.
+type BucketError struct {
+	Bucket string `json:"bucket"`
+	Error  string `json:"error"`
+}
+
+// ShardReport is one shard's row. Lags are seconds, null when cold.
+type ShardReport struct {
+	Shard             int              `json:"shard"`
+	Status            string           `json:"status"`
+	Error             string           `json:"error,omitempty"`
+	Recovery          string           `json:"recovery,omitempty"`
+	Walk              string           `json:"walk,omitempty"`
+	EventsScanned     int64            `json:"events_scanned"`
+	Matches           int64            `json:"matches"`
+	Pending           int64            `json:"pending"`
+	Dispatched        map[string]int64 `json:"dispatched"`
+	CursorTsNs        int64            `json:"cursor_ts_ns"`
+	CursorSaved       bool             `json:"cursor_saved"`
+	CursorLagSeconds  *float64         `json:"cursor_lag_seconds"`
+	WalkerAgeSeconds  *float64         `json:"walker_age_seconds"`
+	LastWalkedNs      int64            `json:"last_walked_ns"`
+	Truncated         bool             `json:"truncated"`
+	LimiterWaitSecond float64          `json:"limiter_wait_seconds"`
+}
+
+// BucketReport counts dispatch outcomes per bucket and action kind.
+type BucketReport struct {
+	Bucket   string           `json:"bucket"`
+	Kind     string           `json:"kind"`
+	Outcomes map[string]int64 `json:"outcomes"`
+}
+
+// ActionReport is one dispatched (or, in a dry run, would-be) action. Due
+// is null for actions due as soon as found.
+type ActionReport struct {
+	Shard     int        `json:"shard"`
+	Source    string     `json:"source"`
+	Bucket    string     `json:"bucket"`
+	Key       string     `json:"key"`
+	VersionID string     `json:"version_id,omitempty"`
+	UploadID  string     `json:"upload_id,omitempty"`
+	Kind      string     `json:"kind"`
+	RuleID    string     `json:"rule_id"`
+	Due       *time.Time `json:"due"`
+	Outcome   string     `json:"outcome"`
+	Error     string     `json:"error,omitempty"`
+}
+
+// NewRunReport converts a pass result.
+func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
+	rep := RunReport{
+		Status: r.Status(), Heartbeat: r.Heartbeat(), RunNow: r.RunNow.UTC(), DryRun: r.DryRun,
+		DurationSeconds: r.Duration.Seconds(), Errors: r.Errors(), SubscribeError: r.SubscribeErr,
+		BucketErrors: bucketErrs, Shards: []ShardReport{}, Buckets: []BucketReport{}, Actions: []ActionReport{},
+	}
+	if rep.BucketErrors == nil {
+		rep.BucketErrors = []BucketError{}
+	}
+	seconds := func(d time.Duration, ok bool) *float64 {
+		if !ok {
+			return nil
+		}
+		s := d.Seconds()
+		return &s
+	}
+	for _, s := range r.Shards {
+		rep.Shards = append(rep.Shards, ShardReport{
+			Shard: s.Shard, Status: s.Status, Error: s.Err, Recovery: s.Recovery, Walk: s.Walk,
+			EventsScanned: s.EventsScanned, Matches: s.Matches, Pending: s.Pending, Dispatched: s.Outcomes,
+			CursorTsNs: s.Cursor.TsNs, CursorSaved: s.CursorSaved,
+			CursorLagSeconds: seconds(r.CursorLag(s)), WalkerAgeSeconds: seconds(r.WalkerAge(s)),
+			LastWalkedNs: s.Cursor.LastWalkedNs, Truncated: s.Truncated, LimiterWaitSecond: s.LimiterWait.Seconds(),
+		})
+	}
+	byBK := map[[2]string]map[string]int64{}
+	for _, a := range r.Actions {
+		k := [2]string{a.Bucket, string(a.Kind)}
+		if byBK[k] == nil {
+			byBK[k] = map[string]int64{}
+		}
+		byBK[k][a.Outcome]++
+		ar := ActionReport{Shard: a.Shard, Source: a.Source, Bucket: a.Bucket, Key: a.Key, VersionID: a.VersionID,
+			UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome, Error: a.Err}
+		if !a.Due.IsZero() {
+			d := a.Due.UTC()
+			ar.Due = &d
+		}
+		rep.Actions = append(rep.Actions, ar)
+	}
+	keys := make([][2]string, 0, len(byBK))
+	for k := range byBK {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i][0] != keys[j][0] {
+			return keys[i][0] < keys[j][0]
+		}
+		return keys[i][1] < keys[j][1]
+	})
+	for _, k := range keys {
+		rep.Buckets = append(rep.Buckets, BucketReport{Bucket: k[0], Kind: k[1], Outcomes: byBK[k]})
+	}
+	return rep
+}
+
+var outcomeColumns = []string{
+	string(filer.OutcomeDone), string(filer.OutcomeNoopResolved), string(filer.OutcomeSkippedObjectLock),
+	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), dailyrun.OutcomeError, dailyrun.OutcomeDryRun,
+}
+
+// RunTables writes the per-shard table, the per-bucket/kind table and, for
+// a dry run, every action that would be dispatched.
+func RunTables(w io.Writer, rep RunReport) error {
+	header := append([]string{"SHARD", "STATUS", "EVENTS", "MATCHES", "PENDING"}, outcomeColumns...)
+	header = append(header, "CURSOR_LAG", "WALKER_AGE", "WALK")
+	var rows [][]string
+	for _, s := range rep.Shards {
+		row := []string{fmt.Sprintf("%02d", s.Shard), s.Status, itoa(s.EventsScanned), itoa(s.Matches), itoa(s.Pending)}
+		for _, o := range outcomeColumns {
+			row = append(row, itoa(s.Dispatched[o]))
+		}
+		row = append(row, lag(s.CursorLagSeconds), lag(s.WalkerAgeSeconds), dash(s.Walk))
+		rows = append(rows, row)
+	}
+	if err := Table(w, "Shards", header, rows); err != nil {
+		return err
+	}
+	rows = nil
+	for _, b := range rep.Buckets {
+		row := []string{b.Bucket, b.Kind}
+		for _, o := range outcomeColumns {
+			row = append(row, itoa(b.Outcomes[o]))
+		}
+		rows = append(rows, row)
+	}
+	if err := Table(w, "\nDispatched by bucket and kind", append([]string{"BUCKET", "KIND"}, outcomeColumns...), rows); err != nil {
+		return err
+	}
+	if rep.DryRun {
+		rows = nil
+		for _, a := range rep.Actions {
+			due := "now"
+			if a.Due != nil {
+				due = a.Due.Format(time.RFC3339)
+			}
+			target := a.VersionID
+			if a.UploadID != "" {
+				target = "upload:" + a.UploadID
+			}
+			rows = append(rows, []string{a.Bucket, a.Key, dash(target), a.Kind, a.RuleID, due})
+		}
+		if err := Table(w, "\nWould dispatch (dry run: nothing deleted, no cursor moved)",
+			[]string{"BUCKET", "KEY", "VERSION_ID", "KIND", "RULE_ID", "DUE"}, rows); err != nil {
+			return err
+		}
+	}
+	for _, e := range rep.Shards {
+		if e.Error != "" {
+			if _, err := fmt.Fprintf(w, "shard %02d %s: %s\n", e.Shard, e.Status, e.Error); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func lag(sec *float64) string {
+	if sec == nil {
+		return "cold"
+	}
+	return dailyrun.FormatDuration(time.Duration(*sec * float64(time.Second)))
+}
