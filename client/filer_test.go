@@ -1,0 +1,65 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestOpenSpecs(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	tests := []struct {
+		name    string
+		spec    string
+		opts    Options
+		wantErr string
+		wantDB  string // file that must exist after a successful open
+	}{
+		{name: "plain path", spec: filepath.Join(tmp, "a"), wantDB: filepath.Join(tmp, "a", "filer.db")},
+		{name: "dir prefix", spec: "dir:" + filepath.Join(tmp, "b"), wantDB: filepath.Join(tmp, "b", "filer.db")},
+		{name: "seaweedfs", spec: "seaweedfs://filer:8888", wantErr: `filer scheme "seaweedfs" not supported yet`},
+		{name: "s3", spec: "s3://bucket", wantErr: `filer scheme "s3" not supported yet`},
+		{name: "empty", spec: "", wantErr: "empty filer spec"},
+		{name: "empty dir prefix", spec: "dir:", wantErr: "names no directory"},
+		{name: "must exist", spec: filepath.Join(tmp, "c"), opts: Options{MustExist: true},
+			wantErr: "no filer at " + filepath.Join(tmp, "c") + ": run 'ilmctl filer load FIXTURE.json --filer " + filepath.Join(tmp, "c") + "' first"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Open(ctx, tc.spec, tc.opts)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := os.Stat(tc.wantDB); err != nil {
+				t.Errorf("no database: %v", err)
+			}
+		})
+	}
+	if _, err := Open(ctx, filepath.Join(tmp, "d"), Options{MustExist: true}); !errors.Is(err, ErrNoFiler) {
+		t.Errorf("MustExist err = %v, want ErrNoFiler", err)
+	}
+}
+
+func TestLoadFixtureThroughClient(t *testing.T) {
+	ctx := context.Background()
+	f, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sum, err := LoadFixture(ctx, f, strings.NewReader(`{"buckets":[{"name":"b"}]}`))
+	if err != nil || sum.Buckets != 1 {
+		t.Fatalf("LoadFixture = %+v, %v", sum, err)
+	}
+}

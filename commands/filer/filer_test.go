@@ -1,0 +1,150 @@
+package filer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ilmctl/ilmctl/client"
+	"github.com/ilmctl/ilmctl/commands/cmdutil"
+)
+
+const testFixture = `{"buckets":[
+ {"name":"logs","versioning":"Enabled","objects":[
+  {"key":"app/a.log","versions":[
+   {"version_id":"v1","mtime":"2026-01-01T10:00:00Z","size":120,"etag":"e1"},
+   {"version_id":"v2","mtime":"2026-02-01T10:00:00Z","size":130,"etag":"e2"}]}],
+  "uploads":[{"upload_id":"u1","key":"big.bin","initiated":"2026-01-01T00:00:00Z"}]},
+ {"name":"flat","objects":[{"key":"x","versions":[{"mtime":"2026-03-01T00:00:00Z","size":7,"etag":"ex"}]}]}]}`
+
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := NewCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestLoadThenLsJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	fixture := filepath.Join(t.TempDir(), "fixture.json")
+	if err := os.WriteFile(fixture, []byte(testFixture), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "load", fixture, "--filer", dir)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if want := "loaded 2 buckets, 2 objects, 3 versions, 1 uploads (5 meta-log events) into " + dir + "\n"; out != want {
+		t.Errorf("load printed %q, want %q", out, want)
+	}
+
+	out, err = run(t, "ls", "--filer", dir, "-o", "json")
+	if err != nil {
+		t.Fatalf("ls: %v", err)
+	}
+	want := `{
+  "versions": [
+    {
+      "bucket": "flat",
+      "key": "x",
+      "version_id": "null",
+      "is_latest": true,
+      "delete_marker": false,
+      "mtime": "2026-03-01T00:00:00Z",
+      "size": 7
+    },
+    {
+      "bucket": "logs",
+      "key": "app/a.log",
+      "version_id": "v2",
+      "is_latest": true,
+      "delete_marker": false,
+      "mtime": "2026-02-01T10:00:00Z",
+      "size": 130
+    },
+    {
+      "bucket": "logs",
+      "key": "app/a.log",
+      "version_id": "v1",
+      "is_latest": false,
+      "delete_marker": false,
+      "mtime": "2026-01-01T10:00:00Z",
+      "size": 120
+    }
+  ],
+  "uploads": [
+    {
+      "bucket": "logs",
+      "key": "big.bin",
+      "upload_id": "u1",
+      "initiated": "2026-01-01T00:00:00Z"
+    }
+  ]
+}
+`
+	if out != want {
+		t.Errorf("ls -o json:\n%s\nwant:\n%s", out, want)
+	}
+
+	out, err = run(t, "ls", "--filer", dir, "--bucket", "flat", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res lsResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Versions) != 1 || res.Versions[0].Bucket != "flat" || res.Uploads == nil || len(res.Uploads) != 0 {
+		t.Errorf("--bucket flat = %+v", res)
+	}
+
+	out, err = run(t, "ls", "--filer", dir)
+	if err != nil || !strings.Contains(out, "Versions") || !strings.Contains(out, "app/a.log") || !strings.Contains(out, "u1") {
+		t.Errorf("ls table = %q, %v", out, err)
+	}
+
+	// Loading the same fixture again names the clash and the fix.
+	if _, err := run(t, "load", fixture, "--filer", dir); err == nil || !strings.Contains(err.Error(), "already exists; use a fresh --filer dir") {
+		t.Errorf("second load err = %v", err)
+	}
+}
+
+func TestLsErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nothing")
+	_, err := run(t, "ls", "--filer", missing)
+	if !errors.Is(err, client.ErrNoFiler) || !strings.Contains(err.Error(), "run 'ilmctl filer load FIXTURE.json --filer "+missing+"' first") {
+		t.Errorf("missing filer err = %v", err)
+	}
+	if _, statErr := os.Stat(missing); !errors.Is(statErr, os.ErrNotExist) {
+		t.Errorf("ls created %s", missing)
+	}
+
+	dir := t.TempDir()
+	f, err := client.Open(t.Context(), dir, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = run(t, "ls", "--filer", dir, "--bucket", "nope")
+	if cmdutil.Code(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), `bucket "nope" not found`) {
+		t.Errorf("unknown bucket err = %v (code %d)", err, cmdutil.Code(err))
+	}
+	if _, err := run(t, "load"); cmdutil.Code(err) != cmdutil.ExitUsage {
+		t.Errorf("load without fixture: %v (code %d), want usage error", err, cmdutil.Code(err))
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"buckets":[{"name":"b","colour":"red"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "load", bad, "--filer", t.TempDir()); err == nil || !strings.Contains(err.Error(), bad+`: fixture: json: unknown field "colour"`) {
+		t.Errorf("bad fixture err = %v", err)
+	}
+}
