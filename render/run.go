@@ -133,14 +133,24 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 	return rep
 }
 
-var outcomeColumns = []string{
+var dispatchColumns = []string{
 	string(filer.OutcomeDone), string(filer.OutcomeNoopResolved), string(filer.OutcomeSkippedObjectLock),
-	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), dailyrun.OutcomeError, dailyrun.OutcomeDryRun,
+	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), dailyrun.OutcomeError,
+}
+
+// outcomeColumns are the outcome count columns: the filer's outcomes, or
+// DRY_RUN alone for a dry run.
+func outcomeColumns(dryRun bool) []string {
+	if dryRun {
+		return []string{dailyrun.OutcomeDryRun}
+	}
+	return dispatchColumns
 }
 
 // RunTables writes the per-shard table, the per-bucket/kind table and, for
 // a dry run, every action that would be dispatched.
 func RunTables(w io.Writer, rep RunReport) error {
+	outcomeColumns := outcomeColumns(rep.DryRun)
 	header := append([]string{"SHARD", "STATUS", "EVENTS", "MATCHES", "PENDING"}, outcomeColumns...)
 	header = append(header, "CURSOR_LAG", "WALKER_AGE", "WALK")
 	var rows [][]string
@@ -168,7 +178,14 @@ func RunTables(w io.Writer, rep RunReport) error {
 	}
 	if rep.DryRun {
 		rows = nil
-		for _, a := range rep.Actions {
+		actions := append([]ActionReport(nil), rep.Actions...)
+		sort.SliceStable(actions, func(i, j int) bool {
+			if actions[i].Bucket != actions[j].Bucket {
+				return actions[i].Bucket < actions[j].Bucket
+			}
+			return actions[i].Key < actions[j].Key
+		})
+		for _, a := range actions {
 			due := "now"
 			if a.Due != nil {
 				due = a.Due.Format(time.RFC3339)

@@ -117,13 +117,16 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 		a.Key, a.VersionID = vt.obj.Key, v.VersionID
 		req.Key, req.Expected = vt.obj.Key, v.Identity()
 	}
+	// A target this shard already dispatched in this pass (walker, then the
+	// replay of its event) is not dispatched again.
+	seenKey := bucket + "\x00" + a.Key + "\x00" + a.VersionID + "\x00" + a.UploadID
+	if s.seen[seenKey] {
+		return false, nil
+	}
 	if p.cfg.DryRun {
-		k := bucket + "\x00" + a.Key + "\x00" + a.VersionID + "\x00" + a.UploadID
-		if !s.dedupe[k] {
-			s.dedupe[k] = true
-			a.Outcome = OutcomeDryRun
-			p.record(s, a)
-		}
+		s.seen[seenKey] = true
+		a.Outcome = OutcomeDryRun
+		p.record(s, a)
 		return false, nil
 	}
 	var out filer.Outcome
@@ -150,7 +153,9 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 	}
 	a.Outcome = string(out)
 	p.record(s, a)
-	if !out.Completes() {
+	if out.Completes() {
+		s.seen[seenKey] = true
+	} else {
 		return false, &errDispatch{outcome: string(out), target: target}
 	}
 	return false, nil

@@ -66,7 +66,7 @@ type shardRun struct {
 	loadErr   error
 	queue     *shardQueue
 	res       ShardResult
-	dedupe    map[string]bool // dry run: targets already listed
+	seen      map[string]bool // targets dispatched (or, in a dry run, listed) this pass
 }
 
 func (s *shardRun) finish() {
@@ -90,10 +90,7 @@ func (p *pass) mustRecover(s *shardRun) bool {
 func (p *pass) floorNs() int64 { return p.runNowNs - int64(p.maxTTL) }
 
 func (p *pass) prepareShard(ctx context.Context, id int) *shardRun {
-	s := &shardRun{id: id, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[string]int64{}}}
-	if p.cfg.DryRun {
-		s.dedupe = map[string]bool{}
-	}
+	s := &shardRun{id: id, seen: map[string]bool{}, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[string]int64{}}}
 	s.persisted, s.found, s.loadErr = LoadCursor(ctx, p.cfg.Store, id)
 	s.res.Cursor = s.persisted
 	return s
