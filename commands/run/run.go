@@ -200,4 +200,3 @@ func loadRules(ctx context.Context, fl client.Filer) ([]engine.Bucket, []render.
 	}
 	return out, bad, nil
 }
-
