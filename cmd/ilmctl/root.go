@@ -5,6 +5,7 @@ import (
 
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	filercmd "github.com/ilmctl/ilmctl/commands/filer"
+	journalcmd "github.com/ilmctl/ilmctl/commands/journal"
 	runcmd "github.com/ilmctl/ilmctl/commands/run"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -32,7 +33,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand())
+	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand())
 	return root
 }
 

@@ -1,0 +1,202 @@
+// Package metastore implements core/metastore.Store over a local directory
+// (keys are files below the root; the ETag is the hex SHA-256 of the
+// content) and over an S3 bucket. Open picks one from a --meta URL.
+package metastore
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	core "github.com/ilmctl/ilmctl/core/metastore"
+)
+
+// Dir is a directory-backed pool. Conditional operations are serialized by
+// a process-local mutex; the directory is not safe for concurrent writers
+// in other processes.
+type Dir struct {
+	root string
+	name string
+	mu   sync.Mutex
+}
+
+// NewDir opens root, which must exist and be a directory.
+func NewDir(root, name string) (*Dir, error) {
+	st, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("open metadata dir %q: %w", root, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("metadata dir %q is not a directory", root)
+	}
+	return &Dir{root: root, name: name}, nil
+}
+
+// Name returns the pool URL.
+func (d *Dir) Name() string { return d.name }
+
+func etagOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func (d *Dir) path(key string) (string, error) {
+	if key == "" || strings.HasPrefix(key, "/") || strings.Contains(key, "\\") {
+		return "", fmt.Errorf("invalid key %q", key)
+	}
+	for _, part := range strings.Split(key, "/") {
+		if part == "" || part == "." || part == ".." {
+			return "", fmt.Errorf("invalid key %q", key)
+		}
+	}
+	return filepath.Join(d.root, filepath.FromSlash(key)), nil
+}
+
+// Get reads key.
+func (d *Dir) Get(_ context.Context, key string) ([]byte, string, error) {
+	p, err := d.path(key)
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("%s: %s: %w", d.name, key, core.ErrNotFound)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return b, etagOf(b), nil
+}
+
+// List walks the tree and returns keys in lexical order. The token is the
+// last key of the previous page.
+func (d *Dir) List(_ context.Context, prefix, token string, limit int) (core.Page, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	var keys []string
+	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(d.root, p)
+		if err != nil {
+			return err
+		}
+		k := filepath.ToSlash(rel)
+		if strings.HasPrefix(k, prefix) && k > token {
+			keys = append(keys, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return core.Page{}, fmt.Errorf("%s: list: %w", d.name, err)
+	}
+	sort.Strings(keys)
+	var page core.Page
+	if len(keys) > limit {
+		keys = keys[:limit]
+		page.Truncated = true
+		page.NextToken = keys[len(keys)-1]
+	}
+	for _, k := range keys {
+		p, _ := d.path(k)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return core.Page{}, fmt.Errorf("%s: %s: %w", d.name, k, err)
+		}
+		st, _ := os.Stat(p)
+		page.Objects = append(page.Objects, core.Object{Key: k, ETag: etagOf(b), Size: int64(len(b)), LastModified: st.ModTime()})
+	}
+	return page, nil
+}
+
+func (d *Dir) write(p string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	tmp := p + ".tmp-ilmctl"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
+
+// PutIfAbsent creates key only when absent.
+func (d *Dir) PutIfAbsent(_ context.Context, key string, data []byte) (string, error) {
+	p, err := d.path(key)
+	if err != nil {
+		return "", err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, err := os.Stat(p); err == nil {
+		return "", fmt.Errorf("%s: %s exists: %w", d.name, key, core.ErrPreconditionFailed)
+	}
+	if err := d.write(p, data); err != nil {
+		return "", err
+	}
+	return etagOf(data), nil
+}
+
+// PutIfMatch replaces key only when its current ETag is etag.
+func (d *Dir) PutIfMatch(_ context.Context, key string, data []byte, etag string) (string, error) {
+	p, err := d.path(key)
+	if err != nil {
+		return "", err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cur, err := os.ReadFile(p)
+	if err != nil || etagOf(cur) != etag {
+		return "", fmt.Errorf("%s: %s: %w", d.name, key, core.ErrPreconditionFailed)
+	}
+	if err := d.write(p, data); err != nil {
+		return "", err
+	}
+	return etagOf(data), nil
+}
+
+// DeleteIfMatch removes key only when its current ETag is etag.
+func (d *Dir) DeleteIfMatch(_ context.Context, key, etag string) error {
+	p, err := d.path(key)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cur, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %s: %w", d.name, key, core.ErrNotFound)
+	}
+	if err != nil || !bytes.Equal([]byte(etagOf(cur)), []byte(etag)) {
+		return fmt.Errorf("%s: %s: %w", d.name, key, core.ErrPreconditionFailed)
+	}
+	return os.Remove(p)
+}
+
+// Open parses a --meta URL: "dir:PATH", a plain path, or
+// "s3://host:port/bucket[/prefix]".
+func Open(ctx context.Context, url string) (core.Store, error) {
+	switch {
+	case strings.HasPrefix(url, "s3://"):
+		return OpenS3(ctx, url)
+	case strings.HasPrefix(url, "dir:"):
+		return NewDir(strings.TrimPrefix(url, "dir:"), url)
+	case strings.Contains(url, "://"):
+		return nil, fmt.Errorf("unsupported --meta %q: use dir:PATH, a directory path, or s3://host:port/bucket[/prefix]", url)
+	}
+	return NewDir(url, url)
+}

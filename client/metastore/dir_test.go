@@ -1,0 +1,67 @@
+package metastore
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	core "github.com/ilmctl/ilmctl/core/metastore"
+)
+
+func TestDirConditionalOps(t *testing.T) {
+	ctx := context.Background()
+	d, err := NewDir(t.TempDir(), "dir:test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e1, err := d.PutIfAbsent(ctx, "ilm/a/x.json", []byte("one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.PutIfAbsent(ctx, "ilm/a/x.json", []byte("two")); !errors.Is(err, core.ErrPreconditionFailed) {
+		t.Fatalf("create-only: %v", err)
+	}
+	if _, err := d.PutIfMatch(ctx, "ilm/a/x.json", []byte("two"), "stale"); !errors.Is(err, core.ErrPreconditionFailed) {
+		t.Fatalf("cas stale: %v", err)
+	}
+	e2, err := d.PutIfMatch(ctx, "ilm/a/x.json", []byte("two"), e1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, etag, err := d.Get(ctx, "ilm/a/x.json")
+	if err != nil || string(b) != "two" || etag != e2 {
+		t.Fatalf("get: %q %s %v", b, etag, err)
+	}
+	if err := d.DeleteIfMatch(ctx, "ilm/a/x.json", e1); !errors.Is(err, core.ErrPreconditionFailed) {
+		t.Fatalf("delete stale: %v", err)
+	}
+	if err := d.DeleteIfMatch(ctx, "ilm/a/x.json", e2); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.Get(ctx, "ilm/a/x.json"); !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("after delete: %v", err)
+	}
+	if _, err := d.PutIfAbsent(ctx, "../escape", nil); err == nil {
+		t.Fatal("path escape accepted")
+	}
+}
+
+func TestDirPaging(t *testing.T) {
+	ctx := context.Background()
+	d, _ := NewDir(t.TempDir(), "dir:test")
+	for _, k := range []string{"ilm/a", "ilm/b", "ilm/c", "other/d"} {
+		if _, err := d.PutIfAbsent(ctx, k, []byte(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	err := core.ListAll(ctx, d, "ilm/", 2, func(objs []core.Object) error {
+		for _, o := range objs {
+			got = append(got, o.Key)
+		}
+		return nil
+	})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("got %v %v", got, err)
+	}
+}

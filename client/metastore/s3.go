@@ -1,0 +1,135 @@
+package metastore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+
+	core "github.com/ilmctl/ilmctl/core/metastore"
+)
+
+// S3 is a pool in an S3 bucket; keys are objects under an optional prefix.
+// Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (and
+// AWS_SESSION_TOKEN); the region from AWS_REGION (default us-east-1).
+// Set ILMCTL_S3_HTTPS=1 to use TLS.
+type S3 struct {
+	name, bucket, prefix string
+	c                    *s3.Client
+}
+
+// OpenS3 parses s3://host:port/bucket[/prefix].
+func OpenS3(_ context.Context, url string) (*S3, error) {
+	rest := strings.TrimPrefix(url, "s3://")
+	host, path, ok := strings.Cut(rest, "/")
+	if !ok || host == "" || path == "" {
+		return nil, fmt.Errorf("bad --meta %q: want s3://host:port/bucket[/prefix]", url)
+	}
+	bucket, prefix, _ := strings.Cut(path, "/")
+	if prefix != "" && !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	scheme := "http://"
+	if os.Getenv("ILMCTL_S3_HTTPS") == "1" {
+		scheme = "https://"
+	}
+	region := os.Getenv("AWS_REGION")
+	if region == "" {
+		region = "us-east-1"
+	}
+	cfg := aws.Config{
+		Region: region,
+		Credentials: credentials.NewStaticCredentialsProvider(
+			os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN")),
+	}
+	c := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		o.BaseEndpoint = aws.String(scheme + host)
+		o.UsePathStyle = true
+	})
+	return &S3{name: url, bucket: bucket, prefix: prefix, c: c}, nil
+}
+
+// Name returns the pool URL.
+func (s *S3) Name() string { return s.name }
+
+func (s *S3) mapErr(key string, err error) error {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		switch ae.ErrorCode() {
+		case "NoSuchKey", "NotFound":
+			return fmt.Errorf("%s: %s: %w", s.name, key, core.ErrNotFound)
+		case "PreconditionFailed", "ConditionalRequestConflict":
+			return fmt.Errorf("%s: %s: %w", s.name, key, core.ErrPreconditionFailed)
+		}
+	}
+	return fmt.Errorf("%s: %s: %w", s.name, key, err)
+}
+
+// Get is a strong read.
+func (s *S3) Get(ctx context.Context, key string) ([]byte, string, error) {
+	out, err := s.c.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key)})
+	if err != nil {
+		return nil, "", s.mapErr(key, err)
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(out.Body)
+	if err != nil {
+		return nil, "", err
+	}
+	return b, strings.Trim(aws.ToString(out.ETag), `"`), nil
+}
+
+// List is one ListObjectsV2 page; keys are returned without the pool prefix.
+func (s *S3) List(ctx context.Context, prefix, token string, limit int) (core.Page, error) {
+	in := &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.prefix + prefix), MaxKeys: aws.Int32(int32(limit))}
+	if token != "" {
+		in.ContinuationToken = aws.String(token)
+	}
+	out, err := s.c.ListObjectsV2(ctx, in)
+	if err != nil {
+		return core.Page{}, s.mapErr(prefix, err)
+	}
+	p := core.Page{Truncated: aws.ToBool(out.IsTruncated), NextToken: aws.ToString(out.NextContinuationToken)}
+	for _, o := range out.Contents {
+		p.Objects = append(p.Objects, core.Object{
+			Key: strings.TrimPrefix(aws.ToString(o.Key), s.prefix), ETag: strings.Trim(aws.ToString(o.ETag), `"`),
+			Size: aws.ToInt64(o.Size), LastModified: aws.ToTime(o.LastModified),
+		})
+	}
+	return p, nil
+}
+
+// PutIfAbsent uses If-None-Match: *.
+func (s *S3) PutIfAbsent(ctx context.Context, key string, data []byte) (string, error) {
+	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), Body: bytes.NewReader(data), IfNoneMatch: aws.String("*")})
+	if err != nil {
+		return "", s.mapErr(key, err)
+	}
+	return strings.Trim(aws.ToString(out.ETag), `"`), nil
+}
+
+// PutIfMatch uses If-Match.
+func (s *S3) PutIfMatch(ctx context.Context, key string, data []byte, etag string) (string, error) {
+	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), Body: bytes.NewReader(data), IfMatch: aws.String(`"` + etag + `"`)})
+	if err != nil {
+		return "", s.mapErr(key, err)
+	}
+	return strings.Trim(aws.ToString(out.ETag), `"`), nil
+}
+
+// DeleteIfMatch uses If-Match on DeleteObject.
+func (s *S3) DeleteIfMatch(ctx context.Context, key, etag string) error {
+	_, err := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), IfMatch: aws.String(`"` + etag + `"`)})
+	if err != nil {
+		return s.mapErr(key, err)
+	}
+	return nil
+}

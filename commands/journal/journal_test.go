@@ -1,0 +1,72 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ilmctl/ilmctl/commands/cmdutil"
+)
+
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	now = func() time.Time { return time.Unix(0, 1_750_000_000_000_000_000) }
+	cmd := NewCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestLsJSON(t *testing.T) {
+	out, err := run(t, "ls", "--meta", "../../testdata/ilm/pool-a", "--meta", "dir:../../testdata/ilm/pool-b", "--protocol", "transition_transaction", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Records []struct {
+			Classification string `json:"classification"`
+			Decision       string `json:"decision"`
+		} `json:"records"`
+		Incomplete bool `json:"incomplete"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Incomplete || len(v.Records) != 12 {
+		t.Fatalf("got %d records, incomplete=%v", len(v.Records), v.Incomplete)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"ls"},
+		{"ls", "--meta", "x", "--protocol", "nope"},
+		{"ls", "--meta", "../../testdata/ilm/pool-a", "--filer", "./f"},
+		{"show"},
+	} {
+		_, err := run(t, args...)
+		if cmdutil.Code(err) != cmdutil.ExitUsage || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: want one-line usage error, got %v", args, err)
+		}
+	}
+}
+
+func TestShowRedacts(t *testing.T) {
+	key := "ilm/transition-transactions/records/d0/00/d0000000000040008000000000000008.json"
+	out, err := run(t, "show", key, "--meta", "../../testdata/ilm/pool-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "cat.jpg") || !strings.Contains(out, "sha256:") {
+		t.Fatalf("not redacted:\n%s", out)
+	}
+	out, _ = run(t, "show", key, "--meta", "../../testdata/ilm/pool-a", "--raw")
+	if !strings.Contains(out, "cat.jpg") {
+		t.Fatalf("--raw hides fields:\n%s", out)
+	}
+}

@@ -1,0 +1,78 @@
+// Package metastore defines the metadata-store port ("pool") the durable
+// ILM protocols need: strong read with ETag, create-only put, ETag CAS,
+// ETag-conditional delete and paged listing (per design 001 § Durable
+// fences and write primitives). Implementations live in client/metastore.
+package metastore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Errors every Store returns (wrapped) so callers can errors.Is them.
+var (
+	ErrNotFound                = errors.New("key not found")
+	ErrPreconditionFailed      = errors.New("precondition failed")
+	ErrTruncatedWithoutToken   = errors.New("list page is truncated but has no continuation token")
+	ErrPaginationDidNotAdvance = errors.New("list continuation token did not advance")
+)
+
+// Object is one listed key.
+type Object struct {
+	Key          string
+	ETag         string
+	Size         int64
+	LastModified time.Time
+}
+
+// Page is one list response.
+type Page struct {
+	Objects   []Object
+	Truncated bool
+	NextToken string
+}
+
+// Store is one metadata pool.
+type Store interface {
+	// Name identifies the pool in output (its URL).
+	Name() string
+	// Get is a strong read returning the bytes and their ETag.
+	Get(ctx context.Context, key string) ([]byte, string, error)
+	// List returns up to limit keys under prefix after token, in key order.
+	List(ctx context.Context, prefix, token string, limit int) (Page, error)
+	// PutIfAbsent creates key only if absent (If-None-Match: *).
+	PutIfAbsent(ctx context.Context, key string, data []byte) (string, error)
+	// PutIfMatch replaces key only if its ETag is etag (If-Match).
+	PutIfMatch(ctx context.Context, key string, data []byte, etag string) (string, error)
+	// DeleteIfMatch removes key only if its ETag is etag.
+	DeleteIfMatch(ctx context.Context, key, etag string) error
+}
+
+// ListAll pages through prefix, validating each page before fn sees any
+// of its objects: a truncated page without a continuation token, or a
+// token that does not advance, is an error and fn is not called for that
+// page (per design 001 § Non-negotiable invariants 7).
+func ListAll(ctx context.Context, s Store, prefix string, pageSize int, fn func([]Object) error) error {
+	token := ""
+	for {
+		page, err := s.List(ctx, prefix, token, pageSize)
+		if err != nil {
+			return err
+		}
+		if page.Truncated && page.NextToken == "" {
+			return fmt.Errorf("%s: list %q after %q: %w", s.Name(), prefix, token, ErrTruncatedWithoutToken)
+		}
+		if page.Truncated && page.NextToken == token {
+			return fmt.Errorf("%s: list %q: %w", s.Name(), prefix, ErrPaginationDidNotAdvance)
+		}
+		if err := fn(page.Objects); err != nil {
+			return err
+		}
+		if !page.Truncated {
+			return nil
+		}
+		token = page.NextToken
+	}
+}
