@@ -27,6 +27,16 @@ type Options struct {
 	// Clock supplies "now" for the TsNs of new mutations and object-lock
 	// checks; time.Now when nil.
 	Clock func() time.Time
+	// S3GRPC is the SeaweedFS S3 gRPC address (host:port) used for
+	// LifecycleDelete by the seaweedfs:// backend; "" means the filer host
+	// at port 18333.
+	S3GRPC string
+	// S3PathStyle and Region configure the s3:// backend.
+	S3PathStyle bool
+	Region      string
+	// State is where the s3:// backend keeps cursors: a local directory or
+	// s3://bucket/prefix.
+	State string
 	// MustExist makes Open fail with an error matching ErrNoFiler instead
 	// of creating an empty filer. Set it for every command that only reads
 	// or processes an existing filer (ls, run), so a mistyped --filer is an
@@ -41,12 +51,19 @@ var ErrNoFiler = embedded.ErrNoFiler
 // FixtureSummary counts what LoadFixture wrote.
 type FixtureSummary = embedded.FixtureSummary
 
-// Open opens the filer spec names: a directory path, optionally written
-// "dir:PATH", selects the embedded filer in that directory. A URL with
-// another scheme fails: no remote filer is supported yet.
+// Open opens the filer spec names: seaweedfs://host:port is a live
+// SeaweedFS filer (HTTP port; gRPC at port+10000), s3://host:port any
+// S3-compatible endpoint, and a directory path, optionally written
+// "dir:PATH", the embedded filer in that directory.
 func Open(ctx context.Context, spec string, opts Options) (Filer, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if addr, ok := strings.CutPrefix(spec, "seaweedfs://"); ok {
+		return openSeaweedFS(ctx, addr, opts)
+	}
+	if addr, ok := strings.CutPrefix(spec, "s3://"); ok {
+		return openS3(ctx, addr, opts)
 	}
 	dir, err := embeddedDir(spec)
 	if err != nil {
@@ -66,7 +83,7 @@ func embeddedDir(spec string) (string, error) {
 		return dir, nil
 	}
 	if scheme, _, ok := strings.Cut(spec, "://"); ok {
-		return "", fmt.Errorf("filer scheme %q not supported yet: pass a directory for the embedded filer (--filer ./ilmctl-data)", scheme)
+		return "", fmt.Errorf("filer scheme %q not supported: use seaweedfs://host:port, s3://host:port, or a directory for the embedded filer (--filer ./ilmctl-data)", scheme)
 	}
 	return spec, nil
 }

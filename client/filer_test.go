@@ -21,8 +21,7 @@ func TestOpenSpecs(t *testing.T) {
 	}{
 		{name: "plain path", spec: filepath.Join(tmp, "a"), wantDB: filepath.Join(tmp, "a", "filer.db")},
 		{name: "dir prefix", spec: "dir:" + filepath.Join(tmp, "b"), wantDB: filepath.Join(tmp, "b", "filer.db")},
-		{name: "seaweedfs", spec: "seaweedfs://filer:8888", wantErr: `filer scheme "seaweedfs" not supported yet`},
-		{name: "s3", spec: "s3://bucket", wantErr: `filer scheme "s3" not supported yet`},
+		{name: "unknown scheme", spec: "gs://bucket", wantErr: `filer scheme "gs" not supported: use seaweedfs://host:port, s3://host:port`},
 		{name: "empty", spec: "", wantErr: "empty filer spec"},
 		{name: "empty dir prefix", spec: "dir:", wantErr: "names no directory"},
 		{name: "must exist", spec: filepath.Join(tmp, "c"), opts: Options{MustExist: true},
