@@ -1,0 +1,51 @@
+package dailyrun
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCursorRoundTrip(t *testing.T) {
+	c := Cursor{TsNs: 1764460800000000000, LastWalkedNs: 1764460900000000000}
+	c.RuleSetHash[0], c.PromotedHash[31] = 1, 2
+	data := EncodeCursor(c, 7)
+	got, err := DecodeCursor(data, 7)
+	if err != nil || got != c {
+		t.Fatalf("round trip = %+v, %v; want %+v", got, err, c)
+	}
+	if !strings.Contains(string(data), `"shard_id":7`) || !strings.Contains(string(data), `"rule_set_hash":"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="`) {
+		t.Errorf("encoded %s", data)
+	}
+	// last_walked_ns is omitempty: a cursor that never walked omits it.
+	if data := EncodeCursor(Cursor{}, 0); strings.Contains(string(data), "last_walked_ns") {
+		t.Errorf("zero LastWalkedNs written: %s", data)
+	}
+}
+
+func TestDecodeCursorStrict(t *testing.T) {
+	zero := `"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="`
+	short := `"AAAA"`
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"empty", "", "empty"},
+		{"not json", "{", "unexpected EOF"},
+		{"wrong version", `{"version":2,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `}`, "version 2"},
+		{"wrong shard", `{"version":1,"shard_id":4,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `}`, "shard 4"},
+		{"short rule hash", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + short + `,"promoted_hash":` + zero + `}`, "rule_set_hash is 3 bytes"},
+		{"missing promoted hash", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `}`, "promoted_hash is 0 bytes"},
+		{"unknown field", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"x":1}`, "unknown field"},
+		{"trailing data", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `} {}`, "trailing"},
+		{"negative ts", `{"version":1,"shard_id":3,"ts_ns":-1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `}`, "negative"},
+	} {
+		_, err := DecodeCursor([]byte(tc.data), 3)
+		if !errors.Is(err, ErrCorruptCursor) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want ErrCorruptCursor mentioning %q", tc.name, err, tc.want)
+		}
+	}
+	ok := `{"version":1,"shard_id":3,"ts_ns":5,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `}`
+	if c, err := DecodeCursor([]byte(ok), 3); err != nil || c.TsNs != 5 || c.LastWalkedNs != 0 {
+		t.Errorf("cursor without last_walked_ns: %+v %v", c, err)
+	}
+}
