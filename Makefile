@@ -6,10 +6,15 @@ DEMO    ?= ./demo-data
 DEMO_NOW ?= 2026-11-30T00:00:00Z
 
 .DEFAULT_GOAL := help
-.PHONY: help build test demo bench lint fuzz clean
+.PHONY: help build test test-integration demo bench lint fuzz clean
+
+# The SeaweedFS that scripts/seaweedfs.sh starts on loopback.
+IT_ENV := ILMCTL_IT_FILER=127.0.0.1:8888 ILMCTL_IT_S3=127.0.0.1:8333 \
+	ILMCTL_IT_S3_GRPC=127.0.0.1:18333 ILMCTL_IT_ACCESS_KEY=ilmctl ILMCTL_IT_SECRET_KEY=ilmctl-secret \
+	ILMCTL_IT_WEED=$$(scripts/seaweedfs.sh install 2>/dev/null)
 
 help: ## list the targets
-	@awk 'BEGIN{FS=":.*## "} /^[a-z-]+:.*## /{printf "  %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN{FS=":.*## "} /^[a-z-]+:.*## /{printf "  %-17s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 build: ## build bin/ilmctl
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/ilmctl
@@ -17,6 +22,13 @@ build: ## build bin/ilmctl
 test: ## vet and run every test with the race detector
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+test-integration: ## build and start a real SeaweedFS on loopback, run the integration tests, stop it
+	scripts/seaweedfs.sh install >/dev/null
+	scripts/seaweedfs.sh reset
+	scripts/seaweedfs.sh start
+	$(IT_ENV) $(GO) test -tags integration -race -count=1 -timeout 30m ./...; \
+		rc=$$?; scripts/seaweedfs.sh stop; exit $$rc
 
 demo: build ## load the demo fixture into $(DEMO) and run lifecycle passes on it
 	@rm -rf $(DEMO)

@@ -11,7 +11,10 @@
 #          temp dir, with S3 credentials, and waits until the filer and S3
 #          answer. Never `weed mini`: its built-in lifecycle worker would
 #          compete with ilmctl.
+#          The data directory is kept across stop/start, so a test can kill
+#          the server mid-pass and restart it with the same contents.
 # stop     stops only the process start launched, by its PID.
+# reset    stops it and removes its data directory.
 # status   says whether that process is running and where it listens.
 #
 # Environment (defaults): SEAWEEDFS_VERSION (pinned below), ILMCTL_CACHE
@@ -87,7 +90,6 @@ start() {
 		return
 	fi
 	[ -x "$WEED" ] || install >/dev/null
-	rm -rf "$STATE"
 	mkdir -p "$STATE/data"
 	cat >"$STATE/s3.json" <<JSON
 {"identities":[{"name":"ilmctl","credentials":[{"accessKey":"$ACCESS_KEY","secretKey":"$SECRET_KEY"}],
@@ -125,6 +127,12 @@ stop() {
 	log "stopped pid $pid"
 }
 
+reset() {
+	stop
+	rm -rf "$STATE"
+	log "removed $STATE"
+}
+
 status() {
 	if running; then
 		echo "running pid=$(cat "$(pidfile)") filer=127.0.0.1:$FILER_PORT filer_grpc=127.0.0.1:$((FILER_PORT + 10000)) s3=127.0.0.1:$S3_PORT s3_grpc=127.0.0.1:$((S3_PORT + 10000)) state=$STATE"
@@ -138,9 +146,10 @@ case "${1:-}" in
 install) install ;;
 start) start ;;
 stop) stop ;;
+reset) reset ;;
 status) status ;;
 *)
-	echo "usage: $0 install|start|stop|status" >&2
+	echo "usage: $0 install|start|stop|reset|status" >&2
 	exit 2
 	;;
 esac
