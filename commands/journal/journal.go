@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ilmctl/ilmctl/client"
 	clientmeta "github.com/ilmctl/ilmctl/client/metastore"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/ilmctl/ilmctl/core/envelope"
@@ -24,7 +25,7 @@ import (
 	"github.com/ilmctl/ilmctl/render"
 )
 
-// now is the clock; tests replace it.
+// now is the clock when --now is not given.
 var now = time.Now
 
 // NewCommand returns `ilmctl journal`.
@@ -46,9 +47,20 @@ docs/journal.md lists both vocabularies. Nothing is written or deleted.
 
 Pass one --meta per pool: a directory (dir:PATH or a plain path) or an S3
 bucket (s3://host:port/bucket[/prefix], credentials from AWS_ACCESS_KEY_ID
-and AWS_SECRET_ACCESS_KEY).`,
-		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b
-  ilmctl journal ls --meta testdata/ilm/pool-a --protocol tier_delete_journal -o json`,
+and AWS_SECRET_ACCESS_KEY).
+
+v5/v6 journals and local_commit_started/cleanup_pending transactions need
+to know whether their source object version still exists. --filer names
+the cluster's object namespace and ilmctl looks each source up there (one
+read per record). A filer shows object versions but not xl.meta
+free-versions or transition tuples, so some records stay needs_source_proof
+even with --filer; docs/journal.md has the table.
+
+Classification depends on the clock (lease and owner-window expiry); --now
+pins it so a run is reproducible.`,
+		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b --now 2025-06-15T00:00:00Z
+  ilmctl journal ls --meta testdata/ilm/pool-a --protocol tier_delete_journal -o json
+  ilmctl journal ls --meta dir:/srv/meta0 --filer ./ilmctl-data --classification needs_source_proof`,
 	}
 	cmd.AddCommand(newLs(), newShow())
 	return cmd
@@ -57,29 +69,54 @@ and AWS_SECRET_ACCESS_KEY).`,
 type common struct {
 	metas []string
 	filer string
+	now   string
 }
 
 func (c *common) flags(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&c.metas, "meta", nil, "metadata pool: dir:PATH, PATH, or s3://host:port/bucket[/prefix] (repeat once per pool)")
-	cmd.Flags().StringVar(&c.filer, "filer", "", "filer used for all-pool source/free-version proof of v5/v6 journals and transactions")
+	cmd.Flags().StringVar(&c.filer, "filer", "", "filer holding the cluster's objects (a directory with an embedded filer, seaweedfs://host:port or s3://host:port);\nused to prove the source of v5/v6 journals and transactions present or absent.\nWithout it those records are needs_source_proof")
+	cmd.Flags().StringVar(&c.now, "now", "", "classify as of this RFC3339 time (default: the current time), e.g. 2025-06-15T00:00:00Z;\ndecides lease and owner-window expiry and record ages")
 }
 
-func (c *common) open(ctx context.Context) ([]metastore.Store, error) {
+// scanInput is what a scan needs; release closes the filer.
+type scanInput struct {
+	pools   []metastore.Store
+	opt     corejournal.Options
+	release func()
+}
+
+// open validates the flags and opens the pools and, with --filer, the
+// filer. Every error is one line naming the flag, the bad value and what
+// to do.
+func (c *common) open(ctx context.Context) (*scanInput, error) {
 	if len(c.metas) == 0 {
 		return nil, cmdutil.Usage("no metadata pool given: pass --meta PATH (once per pool)")
 	}
-	if c.filer != "" {
-		return nil, cmdutil.Usage("--filer %q: source proof against a filer is not supported yet; omit --filer and affected records show needs_source_proof", c.filer)
+	clock := now
+	if c.now != "" {
+		t, err := time.Parse(time.RFC3339, c.now)
+		if err != nil {
+			return nil, cmdutil.Usage("--now %q is not RFC3339: use e.g. 2025-06-15T00:00:00Z", c.now)
+		}
+		clock = func() time.Time { return t }
 	}
-	var pools []metastore.Store
+	in := &scanInput{opt: corejournal.Options{Clock: clock}, release: func() {}}
 	for _, m := range c.metas {
 		s, err := clientmeta.Open(ctx, m)
 		if err != nil {
 			return nil, cmdutil.Usage("--meta %q: %v", m, err)
 		}
-		pools = append(pools, s)
+		in.pools = append(in.pools, s)
 	}
-	return pools, nil
+	if c.filer != "" {
+		f, err := client.Open(ctx, c.filer, client.Options{MustExist: true})
+		if err != nil {
+			return nil, fmt.Errorf("--filer %q: %w (or omit --filer: affected records then show needs_source_proof)", c.filer, err)
+		}
+		in.opt.Sources = corejournal.FilerSources{Filer: f}
+		in.release = func() { _ = f.Close() }
+	}
+	return in, nil
 }
 
 func newLs() *cobra.Command {
@@ -93,9 +130,18 @@ protocol, schema/version, state, owner, age, classification and decision,
 then a summary by protocol and classification. Copies of one key in several
 pools are one row; copies that differ are operator_required. If any pool
 could not be listed completely (including a page marked truncated without a
-continuation token), counts are labelled incomplete and the command exits 3.`,
-		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a
-  ilmctl journal ls --meta dir:/srv/meta0 --meta s3://10.0.0.5:9000/meta --classification corrupt -o json`,
+continuation token), counts are labelled incomplete and the command exits 3.
+
+With --filer, each v5/v6 journal and local_commit_started/cleanup_pending
+transaction is looked up in the filer and its source_evidence (present,
+source_absent or uncertain) is reported in -o json. Without --filer those
+records are needs_source_proof. A lookup error is never taken as absence.
+
+--now sets the time records are classified at (default: now); it decides
+whether leases and owner windows have expired, and the AGE column.`,
+		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b --now 2025-06-15T00:00:00Z
+  ilmctl journal ls --meta dir:/srv/meta0 --meta s3://10.0.0.5:9000/meta --classification corrupt -o json
+  ilmctl journal ls --meta testdata/ilm/pool-a --filer ./ilmctl-data --protocol tier_delete_journal`,
 		Args: cobra.NoArgs,
 	}
 	c.flags(cmd)
@@ -113,11 +159,12 @@ continuation token), counts are labelled incomplete and the command exits 3.`,
 		if class != "" && !validClass(class) {
 			return cmdutil.Usage("--classification %q: use one of %s", class, joinClasses())
 		}
-		pools, err := c.open(cmd.Context())
+		in, err := c.open(cmd.Context())
 		if err != nil {
 			return err
 		}
-		rep, err := corejournal.Scan(cmd.Context(), pools, corejournal.Options{Clock: now})
+		defer in.release()
+		rep, err := corejournal.Scan(cmd.Context(), in.pools, in.opt)
 		if err != nil {
 			return err
 		}
@@ -252,10 +299,16 @@ func newShow() *cobra.Command {
 		Long: `show prints one record, decoded, with its classification, decision and the
 copies each pool holds. Bucket, object, tier and remote version are shown as
 short SHA-256 digests unless --raw is given, so output can be shared without
-revealing names. PATH is the key inside the metadata bucket, e.g.
-ilm/tier-delete-journal/<digest>.json.`,
-		Example: `  ilmctl journal show ilm/tier-delete-journal/0f3c….json --meta testdata/ilm/pool-a
-  ilmctl journal show ilm/transition-transactions/records/ab/cd/abcd….json --meta testdata/ilm/pool-a --raw -o json`,
+revealing names. PATH is the key inside the metadata bucket, as
+'ilmctl journal ls' prints it, e.g. ilm/tier-delete-journal/<digest>.json.
+
+The record is classified in the context of a full scan of every --meta pool
+(membership and binding checks need the other records); --filer and --now
+work as for 'journal ls'.`,
+		Example: `  ilmctl journal show ilm/tier-delete-journal/a3eca9108685e477bb8096e245161342e7d411ac07a55d490be3782cc892d2a4.json \
+      --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b
+  ilmctl journal show ilm/transition-transactions/records/d0/00/d0000000000040008000000000000005.json \
+      --meta testdata/ilm/pool-a --now 2025-06-15T00:00:00Z --raw -o json`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return cmdutil.Usage("journal show needs exactly one PATH, e.g. ilm/tier-delete-journal/<digest>.json")
@@ -271,11 +324,12 @@ ilm/tier-delete-journal/<digest>.json.`,
 		if err != nil {
 			return err
 		}
-		pools, err := c.open(cmd.Context())
+		in, err := c.open(cmd.Context())
 		if err != nil {
 			return err
 		}
-		rec, rep, err := corejournal.Show(cmd.Context(), pools, args[0], corejournal.Options{Clock: now})
+		defer in.release()
+		rec, rep, err := corejournal.Show(cmd.Context(), in.pools, args[0], in.opt)
 		if errors.Is(err, metastore.ErrNotFound) {
 			return fmt.Errorf("%v: check the key with 'ilmctl journal ls'", err)
 		}

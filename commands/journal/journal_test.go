@@ -46,13 +46,23 @@ func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"ls"},
 		{"ls", "--meta", "x", "--protocol", "nope"},
-		{"ls", "--meta", "../../testdata/ilm/pool-a", "--filer", "./f"},
+		{"ls", "--meta", "../../testdata/ilm/pool-a", "--now", "2025-06-15"},
+		{"show", "--meta", "../../testdata/ilm/pool-a", "--now", "yesterday", "ilm/x.json"},
 		{"show"},
 	} {
 		_, err := run(t, args...)
 		if cmdutil.Code(err) != cmdutil.ExitUsage || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: want one-line usage error, got %v", args, err)
 		}
+	}
+}
+
+func TestMissingFilerFails(t *testing.T) {
+	missing := t.TempDir() + "/none"
+	_, err := run(t, "ls", "--meta", "../../testdata/ilm/pool-a", "--filer", missing)
+	if cmdutil.Code(err) != cmdutil.ExitFailure || strings.Contains(err.Error(), "\n") ||
+		!strings.Contains(err.Error(), `--filer "`+missing+`"`) || !strings.Contains(err.Error(), "omit --filer") {
+		t.Fatalf("want a one-line error naming --filer and the fix, got %v", err)
 	}
 }
 

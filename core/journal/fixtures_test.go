@@ -182,6 +182,36 @@ func buildFixtures() []fixture {
 	task := &manualjob.Task{Schema: manualjob.TaskSchema, JobID: job.JobID, TaskKey: ilmpath.ManualTaskDigest("photos", "cat.jpg", ""), Bucket: "photos", Object: "cat.jpg",
 		StorageClass: "WARM", QueuedAtUnixNanos: past}
 	add("pool-a", ilmpath.ManualTaskKey(task.JobID, task.TaskKey), task.Encode(), Active, ReplayIfNoResult)
+	// One job per design row (§ Manual transition job: Recovery decisions),
+	// each on its own bucket so scope admissions do not collide.
+	mjob := func(n byte, bucket string, st manualjob.JobState, leaseEnd int64, mut func(*manualjob.Job), c Classification, d Decision) *manualjob.Job {
+		j := *job
+		j.JobID = "f0000000-0000-4000-8000-00000000000" + string(rune('0'+n))
+		j.ScopeKey, j.Bucket, j.State, j.LeaseExpiresAtUnixNanos = ilmpath.ManualScopeDigest(bucket, false), bucket, st, leaseEnd
+		if mut != nil {
+			mut(&j)
+		}
+		add("pool-a", ilmpath.ManualJobKey(j.JobID), j.Encode(), c, d)
+		return &j
+	}
+	scope := func(j *manualjob.Job, leaseEnd int64, c Classification, d Decision) {
+		s := &manualjob.Scope{Schema: manualjob.JobSchema, ScopeKey: j.ScopeKey, JobID: j.JobID, LeaseID: j.LeaseID, OwnerID: j.OwnerID,
+			Bucket: j.Bucket, Tier: j.Tier, LeaseExpiresAtUnixNanos: leaseEnd, UpdatedAtUnixNanos: past - 5}
+		add("pool-a", ilmpath.ManualScopeKey(s.ScopeKey), s.Encode(), c, d)
+	}
+	done := mjob(2, "photos", manualjob.Completed, past, func(j *manualjob.Job) { j.CompletedAtUnixNanos = &j.UpdatedAtUnixNanos }, Terminal, SkipTerminal)
+	scope(done, past, Recoverable, TakeOver) // leftover scope of a terminal job: a claimant may CAS-replace it
+	live := mjob(3, "videos", manualjob.Running, future, nil, Active, LeaveToOwner)
+	scope(live, future, Active, LeaveToOwner)
+	mjob(4, "docs", manualjob.Running, future, nil, Active, LeaveToOwner) // live lease, no scope admission
+	scanned := mjob(5, "music", manualjob.Running, past, func(j *manualjob.Job) { j.ScanCompleted = true }, Recoverable, ReconcileResults)
+	cancelled := mjob(6, "logs", manualjob.Running, past, func(j *manualjob.Job) { j.CancelRequested = true }, Recoverable, CancelJob)
+	doneTask := &manualjob.Task{Schema: manualjob.TaskSchema, JobID: scanned.JobID, TaskKey: ilmpath.ManualTaskDigest("music", "song.mp3", ""), Bucket: "music", Object: "song.mp3",
+		StorageClass: "WARM", QueuedAtUnixNanos: past}
+	add("pool-a", ilmpath.ManualTaskKey(doneTask.JobID, doneTask.TaskKey), doneTask.Encode(), Terminal, RetainHistory)
+	res := &manualjob.Result{Schema: manualjob.ResultSchema, JobID: scanned.JobID, TaskKey: doneTask.TaskKey, Result: manualjob.OutcomeTierFailure,
+		FailureReason: sp("timeout"), CompletedAtUnixNanos: past}
+	add("pool-a", ilmpath.ManualResultKey(res.JobID, res.TaskKey), res.Encode(), Terminal, RetainHistory)
 
 	// Malformations (all corrupt).
 	good3 := &tierdelete.Journal{Version: 3, ObjName: "remote/bad", VersionID: "rv", TierName: "WARM", BackendIdentity: bid(3), VersionIDExact: bp(true)}
@@ -199,6 +229,23 @@ func buildFixtures() []fixture {
 	corrupt(ilmpath.TransitionKey("d0000000-0000-4000-8000-000000000008")[:37]+"zz/"+ilmpath.TransitionKey("d0000000-0000-4000-8000-000000000008")[40:], []byte(badTx)) // mis-sharded
 	corrupt(ilmpath.TransitionKey("d0000000-0000-4000-8000-0000000000aa"), []byte(strings.Replace(badTx, "rustfs-transition-transaction-v1", "rustfs-transition-transaction-v2", 1)))
 	corrupt(ilmpath.TransitionKey("d0000000-0000-4000-8000-0000000000bb"), []byte(badTx)) // bad checksum
+
+	// Manual-job malformations.
+	jk := ilmpath.ManualJobKey(job.JobID)
+	corrupt(jk[:27]+strings.ToUpper(jk[27:65])+".json", job.Encode()) // uppercase alias of a live job
+	tampered := *job
+	tampered.JobID = "f0000000-0000-4000-8000-000000000007"
+	corrupt(ilmpath.ManualJobKey(tampered.JobID), []byte(strings.Replace(string(tampered.Encode()), `"scanned":3`, `"scanned":4`, 1))) // bad checksum
+	wrongScope := &manualjob.Scope{Schema: manualjob.JobSchema, ScopeKey: ilmpath.ManualScopeDigest("photos", true), JobID: job.JobID, LeaseID: job.LeaseID,
+		OwnerID: job.OwnerID, Bucket: "photos", LeaseExpiresAtUnixNanos: future, UpdatedAtUnixNanos: past}
+	corrupt(ilmpath.ManualScopeKey(wrongScope.ScopeKey), wrongScope.Encode()) // scope_key is not the digest of (bucket, dry_run)
+	// A task whose worker result is corrupt has neither a usable result nor
+	// a proven absence of one.
+	cTask := &manualjob.Task{Schema: manualjob.TaskSchema, JobID: cancelled.JobID, TaskKey: ilmpath.ManualTaskDigest("logs", "app.log", ""), Bucket: "logs", Object: "app.log",
+		StorageClass: "WARM", QueuedAtUnixNanos: past}
+	add("pool-a", ilmpath.ManualTaskKey(cTask.JobID, cTask.TaskKey), cTask.Encode(), OperatorRequired, Retain)
+	cRes := &manualjob.Result{Schema: manualjob.ResultSchema, JobID: cTask.JobID, TaskKey: cTask.TaskKey, Result: manualjob.OutcomeTierFailure, FailureReason: sp("exploded"), CompletedAtUnixNanos: past}
+	corrupt(ilmpath.ManualResultKey(cRes.JobID, cRes.TaskKey), cRes.Encode()) // unknown failure reason
 
 	// Two pools disagreeing about one record.
 	dis := &tierdelete.Journal{Version: 4, ObjName: "remote/split", VersionID: "v", TierName: "WARM", BackendIdentity: bid(4), VersionIDExact: bp(true), VersionState: vs(tierdelete.VersionExact)}

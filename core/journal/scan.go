@@ -32,33 +32,6 @@ const (
 // Protocols lists the selectable protocols.
 var Protocols = []Protocol{ProtoJournal, ProtoManifest, ProtoTransition, ProtoManual, ProtoOther}
 
-// Evidence is the outcome of an all-pool source / free-version lookup.
-type Evidence string
-
-// Evidence values.
-const (
-	EvidenceNone      Evidence = ""          // no lookup performed
-	EvidencePresent   Evidence = "present"   // source or free-version present
-	EvidenceAbsent    Evidence = "absent"    // exact source and free-version absent in every pool
-	EvidenceSame      Evidence = "same"      // transition: xl.meta holds the same transition tuple
-	EvidenceUncertain Evidence = "uncertain" // read failed or incomplete
-)
-
-// SourceSubject is what a source lookup must find.
-type SourceSubject struct {
-	Bucket, Object string
-	VersionID      string // "" when unversioned
-	// Transition tuple, for transition transactions.
-	RemoteObject, TierName, RemoteVersionID string
-}
-
-// SourceProver answers source / free-version lookups across all pools.
-// nil means no lookup is possible and affected records are
-// needs_source_proof.
-type SourceProver interface {
-	SourceEvidence(ctx context.Context, s SourceSubject) (Evidence, error)
-}
-
 // Options configure a scan.
 type Options struct {
 	Clock    func() time.Time // required
@@ -86,7 +59,10 @@ type Record struct {
 	Classification Classification `json:"classification"`
 	Decision       Decision       `json:"decision"`
 	Reason         string         `json:"reason,omitempty"`
-	Copies         []Copy         `json:"copies"`
+	// SourceEvidence is the source lookup's outcome for records that need
+	// one; empty when no lookup was made.
+	SourceEvidence Evidence `json:"source_evidence,omitempty"`
+	Copies         []Copy   `json:"copies"`
 	// Decoded is the decoded payload (typed struct) or nil when corrupt.
 	Decoded any `json:"-"`
 	// Raw is the first copy's bytes.
@@ -337,9 +313,12 @@ func (c *classifier) classify(e *entry) {
 			setOut(e, Recoverable, TakeOver, "scope lease expired; a claimant may CAS-replace it")
 		}
 	case e.task != nil:
-		if c.byKey[ilmpath.ManualResultKey(e.task.JobID, e.task.TaskKey)] != nil {
+		switch re := c.byKey[ilmpath.ManualResultKey(e.task.JobID, e.task.TaskKey)]; {
+		case re != nil && re.res == nil:
+			setOut(e, OperatorRequired, Retain, "the task's worker result is corrupt: neither a result nor proof of none")
+		case re != nil:
 			setOut(e, Terminal, RetainHistory, "task has a worker result")
-		} else {
+		default:
 			setOut(e, Active, ReplayIfNoResult, "no worker result yet; the job owner replays it")
 		}
 	case e.res != nil:
@@ -391,28 +370,27 @@ func (c *classifier) describe(e *entry) {
 	}
 }
 
-func (c *classifier) source(s SourceSubject) (Evidence, error) {
+// source runs the lookup for one record and stores the evidence on it.
+// Without a prover it returns EvidenceNone. An error, or a subject the
+// record cannot state exactly, is EvidenceUncertain with the reason: it is
+// never absence.
+func (c *classifier) source(e *entry, sub SourceSubject, subErr error) (Evidence, string) {
 	if c.opt.Sources == nil {
-		return EvidenceNone, nil
+		return EvidenceNone, ""
 	}
-	ev, err := c.opt.Sources.SourceEvidence(c.ctx, s)
-	if err != nil {
-		return EvidenceUncertain, err
+	ev, why := EvidenceUncertain, ""
+	if subErr != nil {
+		why = subErr.Error()
+	} else {
+		got, err := c.opt.Sources.SourceEvidence(c.ctx, sub)
+		if err != nil {
+			why = err.Error()
+		} else {
+			ev = got
+		}
 	}
-	return ev, nil
-}
-
-func (c *classifier) journalSource(j *tierdelete.Journal) (Evidence, string) {
-	s := j.Source
-	sub := SourceSubject{Bucket: s.Bucket, Object: s.Object, RemoteObject: j.ObjName, TierName: j.TierName, RemoteVersionID: j.VersionID}
-	if s.VersionID != nil {
-		sub.VersionID = *s.VersionID
-	}
-	ev, err := c.source(sub)
-	if err != nil {
-		return ev, err.Error()
-	}
-	return ev, ""
+	e.rec.SourceEvidence = ev
+	return ev, why
 }
 
 func (c *classifier) journal(e *entry) {
@@ -430,24 +408,27 @@ func (c *classifier) journal(e *entry) {
 		setOut(e, Recoverable, DeleteRemoteIdempotent, "legacy committed journal with known deletion semantics")
 		return
 	case 5:
-		ev, why := c.journalSource(j)
+		sub, subErr := journalSubject(j)
+		ev, why := c.source(e, sub, subErr)
 		switch ev {
 		case EvidenceNone:
 			setOut(e, NeedsSourceProof, Retain, "v5 needs an all-pool source/free-version lookup (--filer)")
 		case EvidencePresent:
 			if st == tierdelete.Prepared {
-				setOut(e, Recoverable, AbortRecord, "source present: abort the prepared record")
+				setOut(e, Recoverable, AbortRecord, "exact source present: abort the prepared record")
 			} else {
-				setOut(e, Active, Retain, "source or free-version remains the remote owner")
+				setOut(e, Active, Retain, "exact source present: xl.meta remains the remote owner")
 			}
 		case EvidenceAbsent:
 			if st == tierdelete.Committed {
-				setOut(e, Recoverable, DeleteRemoteIdempotent, "source absent in every pool")
+				setOut(e, Recoverable, DeleteRemoteIdempotent, "source and free-version absent in every pool")
 			} else {
-				setOut(e, Recoverable, CommitThenDeleteRemote, "source absent in every pool")
+				setOut(e, Recoverable, CommitThenDeleteRemote, "source and free-version absent in every pool")
 			}
+		case EvidenceSourceAbsent:
+			setOut(e, NeedsSourceProof, Retain, freeVersionUnproven)
 		default:
-			setOut(e, RetainedAmbiguous, Retain, "source lookup uncertain "+why)
+			setOut(e, RetainedAmbiguous, Retain, uncertain(ev, why))
 		}
 		return
 	}
@@ -480,21 +461,37 @@ func (c *classifier) journal(e *entry) {
 		setOut(e, Active, WaitForManifest, "committed; waiting for the manifest coordinator to mark Completed")
 		return
 	}
-	ev, why := c.journalSource(j)
+	sub, subErr := journalSubject(j)
+	ev, why := c.source(e, sub, subErr)
 	switch ev {
 	case EvidenceNone:
 		setOut(e, NeedsSourceProof, Retain, "v6 needs an all-pool source/free-version lookup (--filer)")
 	case EvidencePresent:
-		setOut(e, RetainedAmbiguous, Retain, "source or free-version present")
+		setOut(e, RetainedAmbiguous, Retain, "exact source present next to a v6 journal: multiple possible owners")
 	case EvidenceAbsent:
 		if st == tierdelete.Dispatched {
-			setOut(e, Recoverable, CommitThenWaitForManifest, "source absent; commit and wait for the coordinator")
+			setOut(e, Recoverable, CommitThenWaitForManifest, "source and free-version absent; commit and wait for the coordinator")
 		} else {
-			setOut(e, Recoverable, DeleteRemoteIdempotent, "manifest Completed and source absent")
+			setOut(e, Recoverable, DeleteRemoteIdempotent, "manifest Completed; source and free-version absent")
 		}
+	case EvidenceSourceAbsent:
+		setOut(e, NeedsSourceProof, Retain, freeVersionUnproven)
 	default:
-		setOut(e, RetainedAmbiguous, Retain, "source lookup uncertain "+why)
+		setOut(e, RetainedAmbiguous, Retain, uncertain(ev, why))
 	}
+}
+
+// freeVersionUnproven is the reason a journal whose source a filer proved
+// absent still needs proof: the design's absence rows need "exact
+// source/free-version absent", and free-versions live only in xl.meta.
+const freeVersionUnproven = "source version absent, but an xl.meta free-version cannot be ruled out through a filer"
+
+// uncertain is the reason for evidence that decides nothing.
+func uncertain(ev Evidence, why string) string {
+	if ev != EvidenceUncertain {
+		return fmt.Sprintf("source lookup returned %q, which does not apply to this record", ev)
+	}
+	return "source lookup uncertain: " + why
 }
 
 // members returns (present, committed, missing-or-bad) counts of a
@@ -628,29 +625,24 @@ func (c *classifier) transaction(e *entry) {
 			setOut(e, Recoverable, CleanupPendingThenDelete, "expired uploaded record")
 		}
 	case transition.LocalCommitStarted, transition.CleanupPending:
-		sub := SourceSubject{Bucket: t.Source.Bucket, Object: t.Source.Object, RemoteObject: t.RemoteObject, TierName: t.TierName}
-		if t.Source.VersionID != nil {
-			sub.VersionID = *t.Source.VersionID
-		}
-		if t.RemoteVersion.VersionID != nil {
-			sub.RemoteVersionID = *t.RemoteVersion.VersionID
-		}
-		ev, err := c.source(sub)
-		switch {
-		case ev == EvidenceNone:
-			setOut(e, NeedsSourceProof, Retain, "needs the logical source transition tuple (--filer)")
-		case ev == EvidenceSame:
+		ev, why := c.source(e, transactionSubject(t), nil)
+		switch ev {
+		case EvidenceNone:
+			setOut(e, NeedsSourceProof, Retain, "needs the logical source lookup and its transition tuple (--filer)")
+		case EvidenceSame:
 			setOut(e, Terminal, DeleteRecord, "xl.meta holds the same transition tuple")
-		case t.State == transition.LocalCommitStarted:
-			why := "source missing or tuple differs"
-			if err != nil {
-				why = err.Error()
+		case EvidencePresent:
+			// Same tuple → delete only the record; differing tuple →
+			// delete the candidate. Only xl.meta can tell them apart.
+			setOut(e, NeedsSourceProof, Retain, "exact source present, but its transition tuple is in xl.meta, which a filer does not show")
+		case EvidenceAbsent, EvidenceSourceAbsent, EvidenceDiffers:
+			if t.State == transition.LocalCommitStarted {
+				setOut(e, RetainedAmbiguous, Retain, "logical source missing or its tuple differs; no remote delete without a separate cleanup proof")
+			} else {
+				setOut(e, Recoverable, DeleteCandidateThenRecord, "logical source absent or its tuple differs")
 			}
-			setOut(e, RetainedAmbiguous, Retain, why)
-		case ev == EvidenceAbsent || ev == EvidencePresent:
-			setOut(e, Recoverable, DeleteCandidateThenRecord, "source absent or its tuple differs")
 		default:
-			setOut(e, RetainedAmbiguous, Retain, "source lookup uncertain")
+			setOut(e, RetainedAmbiguous, Retain, uncertain(ev, why))
 		}
 	case transition.Committed, transition.AbortedNoRemote:
 		setOut(e, Terminal, DeleteRecord, "terminal transaction")

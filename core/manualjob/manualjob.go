@@ -304,6 +304,15 @@ func DecodeScope(key string, data []byte) (*Scope, error) {
 	return s, nil
 }
 
+// Encode writes the scope admission as plain JSON in the (assumed) field
+// order DecodeScope reads; tier is written as null when absent.
+func (s *Scope) Encode() []byte {
+	return envelope.NewObj().Str("schema", s.Schema).Str("scope_key", s.ScopeKey).Str("job_id", s.JobID).
+		Str("lease_id", s.LeaseID).Str("owner_id", s.OwnerID).Str("bucket", s.Bucket).Str("prefix", s.Prefix).
+		OptStr("tier", s.Tier).Bool("dry_run", s.DryRun).Int("lease_expires_at_unix_nanos", s.LeaseExpiresAtUnixNanos).
+		Int("updated_at_unix_nanos", s.UpdatedAtUnixNanos).Bytes()
+}
+
 // Task is ManualTransitionTaskRecord.
 type Task struct {
 	Schema            string
