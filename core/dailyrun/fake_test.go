@@ -29,6 +29,8 @@ type fakeStore struct {
 	tries  map[string]int
 	// subscribed records each SubscribeMetadata (since, until).
 	subscribed [][2]int64
+	// listings counts ListObjects calls that start a bucket listing.
+	listings int
 }
 
 func newFakeStore() *fakeStore {
@@ -66,6 +68,9 @@ func (f *fakeStore) ListBuckets(context.Context) ([]filer.Bucket, error) { retur
 func (f *fakeStore) ListObjects(_ context.Context, bucket, after string, limit int) ([]filer.Object, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if after == "" {
+		f.listings++
+	}
 	var keys []string
 	for k := range f.objects[bucket] {
 		if k > after {

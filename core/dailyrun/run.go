@@ -131,6 +131,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		states[i] = p.prepareShard(ctx, id)
 	}
 
+	p.startWalks(ctx, states)
 	fan := newFanOut(states, p.queueLimit)
 	var wg sync.WaitGroup
 	subDone := make(chan error, 1)

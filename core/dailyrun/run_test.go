@@ -97,6 +97,10 @@ func TestRunColdStart(t *testing.T) {
 	if len(res.Actions) != 1 || res.Actions[0].Source != "walker" || res.Actions[0].Outcome != "DONE" {
 		t.Fatalf("actions = %+v", res.Actions)
 	}
+	// All 16 shards walk RecoveryView through one shared listing.
+	if st.listings != 1 {
+		t.Errorf("bucket listed %d times, want once for all shards", st.listings)
+	}
 	// 31-day effective TTL (30 days + 1 day AWS rounding slack).
 	if got, want := st.subscribed[0][0], now.Add(-31*day).UnixNano(); got != want {
 		t.Errorf("subscribed since %v, want runNow-31d", time.Unix(0, got).UTC())
@@ -370,4 +374,44 @@ func sortStrings(s []string) []string {
 		}
 	}
 	return out
+}
+
+// In a shared recovery walk, a shard whose dispatch fails stops walking
+// and saves no cursor, while the other shards' keys are still walked.
+func TestRunSharedWalkIsolatesShardFailure(t *testing.T) {
+	st := newFakeStore()
+	st.addBucket("logs", filer.VersioningOff)
+	keys := []string{}
+	for i := 0; len(keys) < 40; i++ {
+		k := time.Duration(i).String()
+		keys = append(keys, k)
+		st.put("logs", k, "v1", ts("2026-01-01T00:00:00Z"), 1)
+	}
+	bad := lifecycle.ShardID("logs", keys[0])
+	st.script = func(r filer.DeleteRequest, _ int) (filer.Outcome, error, bool) {
+		return filer.OutcomeBlocked, nil, lifecycle.ShardID("logs", r.Key) == bad
+	}
+	res := runPass(t, context.Background(), st, snapshotOf("logs", filer.VersioningOff, expireDays("r", 1)), ts("2026-11-30T00:00:00Z"), nil)
+	for _, k := range keys {
+		left := contains(st.remaining(), "logs/"+k+"@v1")
+		if want := lifecycle.ShardID("logs", k) == bad; left != want {
+			t.Errorf("%s (shard %d) left=%v, want %v", k, lifecycle.ShardID("logs", k), left, want)
+		}
+	}
+	s := shardOf(res, bad)
+	if s.Status != StatusHalted || s.CursorSaved || s.Outcomes["BLOCKED"] != 1 {
+		t.Fatalf("failing shard: %+v", s)
+	}
+	if res.Errors() != 1 {
+		t.Fatalf("errors = %d, want 1", res.Errors())
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

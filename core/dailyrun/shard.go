@@ -20,6 +20,9 @@ const cursorSaveTimeout = 5 * time.Second
 type pass struct {
 	cfg        Config
 	snap       *engine.Snapshot
+	// replayView and walkView are RulesForShard's views; it partitions by
+	// action, not by shard, so one pair serves every shard.
+	replayView, walkView, recoveryView *engine.Snapshot
 	rsh        [32]byte
 	maxTTL     time.Duration
 	retention  time.Duration
@@ -49,6 +52,8 @@ func newPass(cfg Config) *pass {
 		p.retention = p.maxTTL
 	}
 	p.promoted = engine.PromotedHash(p.snap, p.retention)
+	p.replayView, p.walkView = p.snap.RulesForShard(0, p.retention)
+	p.recoveryView = engine.RecoveryView(p.snap)
 	if p.pageSize <= 0 {
 		p.pageSize = 1000
 	}
@@ -67,6 +72,8 @@ type shardRun struct {
 	queue     *shardQueue
 	res       ShardResult
 	seen      map[string]bool // targets dispatched (or, in a dry run, listed) this pass
+	walkPlan  string          // walkRecovery, walkSteadyState, walkEmptyReplay or ""
+	walk      *walkGroup
 }
 
 func (s *shardRun) finish() {
@@ -123,21 +130,20 @@ func walkerDue(lastWalkedNs int64, runNow time.Time, interval time.Duration) boo
 	return interval == 0 || lastWalkedNs == 0 || runNow.Sub(time.Unix(0, lastWalkedNs)) >= interval
 }
 
-// runShard is design 000's runShard.
+// runShard is design 000's runShard. Its walks were planned and started
+// by startWalks (shared per view); runShard waits for its part.
 func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	res := &s.res
 	if s.loadErr != nil {
 		res.Status, res.Err = StatusError, s.loadErr.Error()
 		return
 	}
-	replay, walk := p.snap.RulesForShard(s.id, p.retention)
 	lastWalked := s.persisted.LastWalkedNs
-	due := walkerDue(lastWalked, p.cfg.RunNow, p.cfg.WalkerInterval)
 
 	if p.rsh == ([32]byte{}) { // pure walker: no replay-eligible rule
-		if due && !walk.Empty() {
-			res.Walk = "empty_replay"
-			if err := p.walk(ctx, s, walk); err != nil {
+		if s.walkPlan == walkEmptyReplay {
+			res.Walk = walkEmptyReplay
+			if err := s.awaitWalk(); err != nil {
 				p.halt(s, err)
 				return
 			}
@@ -147,24 +153,23 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 		return
 	}
 
-	walked := false
-	if !s.found || p.mustRecover(s) {
+	switch s.walkPlan {
+	case walkRecovery:
 		res.Recovery = p.recoveryReason(s)
-		res.Walk = "recovery"
-		if err := p.walk(ctx, s, engine.RecoveryView(p.snap)); err != nil {
+		res.Walk = walkRecovery
+		if err := s.awaitWalk(); err != nil {
 			// No cursor save: the next pass repeats the recovery walk.
 			p.halt(s, err)
 			return
 		}
-		walked, lastWalked = true, p.runNowNs
+		lastWalked = p.runNowNs
 		if s.found { // rule edit or partition flip: rewind and stop
 			p.save(s, Cursor{TsNs: p.floorNs(), RuleSetHash: p.rsh, PromotedHash: p.promoted, LastWalkedNs: lastWalked})
 			return
 		}
-	}
-	if !walked && due && !walk.Empty() {
-		res.Walk = "steady_state"
-		if err := p.walk(ctx, s, walk); err != nil {
+	case walkSteadyState:
+		res.Walk = walkSteadyState
+		if err := s.awaitWalk(); err != nil {
 			p.halt(s, err)
 			p.save(s, s.persisted)
 			return
@@ -176,7 +181,7 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	if s.found {
 		start = s.persisted.TsNs
 	}
-	lastOK, err := p.drain(ctx, s, replay, start)
+	lastOK, err := p.drain(ctx, s, p.replayView, start)
 	if err != nil {
 		p.halt(s, err)
 	}
