@@ -18,19 +18,19 @@ const cursorSaveTimeout = 5 * time.Second
 
 // pass is the state shared by every shard of one Run.
 type pass struct {
-	cfg        Config
-	snap       *engine.Snapshot
+	cfg  Config
+	snap *engine.Snapshot
 	// replayView and walkView are RulesForShard's views; it partitions by
 	// action, not by shard, so one pair serves every shard.
 	replayView, walkView, recoveryView *engine.Snapshot
-	rsh        [32]byte
-	maxTTL     time.Duration
-	retention  time.Duration
-	promoted   [32]byte
-	runNowNs   int64
-	untilNs    int64
-	pageSize   int
-	queueLimit int
+	rsh                                [32]byte
+	maxTTL                             time.Duration
+	retention                          time.Duration
+	promoted                           [32]byte
+	runNowNs                           int64
+	untilNs                            int64
+	pageSize                           int
+	queueLimit                         int
 
 	mu      sync.Mutex
 	actions []Action
