@@ -2,15 +2,31 @@ package client
 
 import (
 	"context"
-	"errors"
+
+	s3store "github.com/ilmctl/ilmctl/client/s3"
+	"github.com/ilmctl/ilmctl/client/seaweedfs"
 )
 
-// openSeaweedFS and openS3 are replaced by the seaweedfs:// and s3://
-// backends (issue 3); until then both schemes fail with a clear error.
+// openSeaweedFS opens a live SeaweedFS filer (client/seaweedfs). The admin
+// token for LifecycleDelete comes from the environment (seaweedfs.AuthFromEnv:
+// WEED_JWT_FILER_SIGNING_KEY, or the security.toml named by
+// ILMCTL_SEAWEEDFS_SECURITY_TOML).
 func openSeaweedFS(ctx context.Context, addr string, opts Options) (Filer, error) {
-	return nil, errors.New("seaweedfs:// filer backend is not built yet")
+	auth, err := seaweedfs.AuthFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	st, err := seaweedfs.Open(ctx, addr, seaweedfs.Options{S3GRPC: opts.S3GRPC, Auth: auth})
+	if err != nil {
+		return nil, err // not st: a nil *Store in a Filer would not be nil
+	}
+	return st, nil
 }
 
 func openS3(ctx context.Context, addr string, opts Options) (Filer, error) {
-	return nil, errors.New("s3:// filer backend is not built yet")
+	st, err := s3store.Open(ctx, addr, s3store.Options{PathStyle: opts.S3PathStyle, Region: opts.Region, State: opts.State, Clock: opts.Clock})
+	if err != nil {
+		return nil, err // not st: a nil *Store in a Filer would not be nil
+	}
+	return st, nil
 }

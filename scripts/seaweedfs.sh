@@ -95,9 +95,15 @@ start() {
 {"identities":[{"name":"ilmctl","credentials":[{"accessKey":"$ACCESS_KEY","secretKey":"$SECRET_KEY"}],
   "actions":["Admin","Read","List","Tagging","Write"]}]}
 JSON
+	# Every bucket is its own collection and grows 7 volumes on first write;
+	# with the default 30 GB volume size, -volume.max=0 (free space / volume
+	# size) allows only a couple of volumes on a small disk, and writes to a
+	# new bucket fail with "No writable volumes". Small, sparse volumes and an
+	# explicit count keep a test run's many buckets writable.
 	log "starting weed server on 127.0.0.1 (filer :$FILER_PORT, S3 :$S3_PORT) in $STATE"
 	"$WEED" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$STATE/data" \
-		-master.port="$MASTER_PORT" -volume.port="$VOLUME_PORT" -volume.max=0 \
+		-master.port="$MASTER_PORT" -volume.port="$VOLUME_PORT" \
+		-master.volumeSizeLimitMB=64 -volume.max=1000 \
 		-master.telemetry=false \
 		-filer -filer.port="$FILER_PORT" \
 		-s3 -s3.port="$S3_PORT" -s3.config="$STATE/s3.json" \

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ilmctl/ilmctl/client"
@@ -29,6 +30,16 @@ type options struct {
 	dryRun           bool
 	now              string
 	output           func() (render.Format, error)
+	s3               s3Flags
+	s3GRPC           string
+}
+
+// s3Flags configure s3:// filers only (issue 3 § 3).
+type s3Flags struct {
+	pathStyle bool
+	region    string
+	state     string
+	checkCAS  bool
 }
 
 // NewCommand returns `ilmctl run`.
@@ -66,7 +77,15 @@ Exit codes: 0 pass ok; 1 error (bad filer, unreadable config); 2 bad flags;
   ilmctl run --shards 8-15 --deletes-per-second 500 --workers 2   # host B
 
   # Machine-readable report
-  ilmctl run -o json | jq '.actions[] | select(.outcome=="DONE")'`,
+  ilmctl run -o json | jq '.actions[] | select(.outcome=="DONE")'
+
+  # A live SeaweedFS filer (gRPC at port+10000; S3 gRPC for deletes)
+  ilmctl run --filer seaweedfs://127.0.0.1:8888 --s3-grpc 127.0.0.1:18333
+
+  # Any S3-compatible endpoint (credentials from AWS_ACCESS_KEY_ID and
+  # AWS_SECRET_ACCESS_KEY), cursors in a bucket, refusing to run unless the
+  # server honours If-Match on DeleteObject
+  ilmctl run --filer s3://127.0.0.1:8333 --s3-path-style --state s3://ilmctl/state --check-cas`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -74,7 +93,7 @@ Exit codes: 0 pass ok; 1 error (bad filer, unreadable config); 2 bad flags;
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.runtime, "runtime", 60*time.Minute, "wall-clock cap on the pass (also -runtime); cursors are saved when it expires")
-	f.StringVar(&o.filer, "filer", cmdutil.DefaultFilerPath, "filer to run against: a directory holding an embedded filer")
+	f.StringVar(&o.filer, "filer", cmdutil.DefaultFilerPath, "filer to run against: a directory holding an embedded filer, seaweedfs://host:port or s3://host:port")
 	f.StringVar(&o.shards, "shards", "all", "shards to run: all, a range 0-7, or a list 1,5,9")
 	f.Float64Var(&o.deletesPerSecond, "deletes-per-second", 0, "cluster-wide lifecycle delete rate cap; 0 = unlimited")
 	f.IntVar(&o.burst, "burst", 0, "cluster-wide token-bucket burst; 0 = twice the rate")
@@ -84,6 +103,11 @@ Exit codes: 0 pass ok; 1 error (bad filer, unreadable config); 2 bad flags;
 	f.StringVar(&o.dueRounding, "due-rounding", "aws", "due time rounding: aws (next midnight UTC) or exact (SeaweedFS)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "list every action that would be dispatched; delete nothing, move no cursor")
 	f.StringVar(&o.now, "now", "", "pass clock as RFC3339 (default: the current time), e.g. 2027-01-01T00:00:00Z")
+	f.StringVar(&o.s3GRPC, "s3-grpc", "", "seaweedfs:// only: SeaweedFS S3 gRPC address for LifecycleDelete (default: the filer host, port 18333)")
+	f.BoolVar(&o.s3.pathStyle, "s3-path-style", false, "s3:// only: address buckets as host/bucket (SeaweedFS, MinIO, IP endpoints) instead of bucket.host")
+	f.StringVar(&o.s3.region, "region", "", "s3:// only: signing region (default $AWS_REGION, else us-east-1)")
+	f.StringVar(&o.s3.state, "state", "", "s3:// only: where cursors live, a directory or s3://bucket/prefix on the same endpoint (default ./ilmctl-state)")
+	f.BoolVar(&o.s3.checkCAS, "check-cas", false, "s3:// only: before the pass, check that the server honours If-Match on DeleteObject; exit 1 if it does not")
 	o.output = cmdutil.AddOutputFlag(cmd)
 	return cmd
 }
@@ -107,11 +131,17 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return cmdutil.Usage("--due-rounding: %v", err)
 	}
-	fl, err := client.Open(ctx, o.filer, client.Options{Clock: passClock(o.now != "", runNow), MustExist: true})
+	fl, err := client.Open(ctx, o.filer, client.Options{
+		Clock: passClock(o.now != "", runNow), MustExist: true,
+		S3PathStyle: o.s3.pathStyle, Region: o.s3.region, State: o.s3.state, S3GRPC: o.s3GRPC,
+	})
 	if err != nil {
 		return err
 	}
 	defer fl.Close()
+	if err := o.s3.apply(ctx, fl, &cfg, stderr); err != nil {
+		return err
+	}
 
 	buckets, bucketErrs, err := loadRules(ctx, fl)
 	if err != nil {
@@ -154,6 +184,12 @@ func (o *options) config() (dailyrun.Config, error) {
 	}
 	if o.walkerInterval < 0 || o.metaLogRetention < 0 {
 		return cfg, cmdutil.Usage("--walker-interval and --meta-log-retention must be >= 0")
+	}
+	if err := o.s3.check(o.filer); err != nil {
+		return cfg, err
+	}
+	if o.s3GRPC != "" && !strings.HasPrefix(o.filer, "seaweedfs://") {
+		return cfg, cmdutil.Usage("--s3-grpc applies to seaweedfs:// filers only (got --filer %s)", o.filer)
 	}
 	shards, err := parseShards(o.shards)
 	if err != nil {
@@ -199,4 +235,41 @@ func loadRules(ctx context.Context, fl client.Filer) ([]engine.Bucket, []render.
 		out = append(out, engine.Bucket{Name: b.Name, Versioning: b.Versioning, Rules: cfg.Rules})
 	}
 	return out, bad, nil
+}
+
+// check refuses s3:// flags on other filers, where they would be ignored.
+func (f s3Flags) check(filerSpec string) error {
+	if strings.HasPrefix(filerSpec, "s3://") {
+		return nil
+	}
+	if f.pathStyle || f.region != "" || f.state != "" || f.checkCAS {
+		return cmdutil.Usage("--s3-path-style, --region, --state and --check-cas apply to s3:// filers only (got --filer %s)", filerSpec)
+	}
+	return nil
+}
+
+// apply adapts the pass to a store without a meta-log and runs
+// --check-cas. A store with no meta-log (s3://) never delivers an event,
+// so the retention window is shrunk to 1ns: every replay-eligible rule is
+// then promoted to the walker, and PromotedHash in the cursor records it
+// (design 000 § Cursor hashes).
+func (f s3Flags) apply(ctx context.Context, fl client.Filer, cfg *dailyrun.Config, stderr io.Writer) error {
+	if nm, ok := fl.(interface{ NoMetaLog() bool }); ok && nm.NoMetaLog() {
+		cfg.MetaLogRetention = time.Nanosecond
+	}
+	if !f.checkCAS {
+		return nil
+	}
+	c, ok := fl.(interface {
+		CheckCAS(context.Context) (string, error)
+	})
+	if !ok {
+		return cmdutil.Usage("--check-cas: filer %T cannot be probed", fl)
+	}
+	finding, err := c.CheckCAS(ctx)
+	if err != nil {
+		return fmt.Errorf("--check-cas: %w", err)
+	}
+	fmt.Fprintf(stderr, "ilmctl: --check-cas: %s\n", finding)
+	return nil
 }

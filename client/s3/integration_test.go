@@ -1,0 +1,503 @@
+//go:build integration
+
+// Integration tests of the s3:// backend against a real S3 endpoint (the S3
+// gateway of scripts/seaweedfs.sh): ILMCTL_IT_S3=host:port,
+// ILMCTL_IT_ACCESS_KEY, ILMCTL_IT_SECRET_KEY. Each pass runs through the
+// real `ilmctl run` command; S3 cannot backdate objects, so objects are made
+// due by running the pass with --now in the future. Every pass walks every
+// bucket on the server, so cases run one after another and each removes
+// its buckets when it ends.
+package s3_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+
+	s3store "github.com/ilmctl/ilmctl/client/s3"
+	"github.com/ilmctl/ilmctl/commands/run"
+	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/internal/itest"
+	"github.com/ilmctl/ilmctl/render"
+)
+
+const day = 24 * time.Hour
+
+// report is the part of `ilmctl run -o json` the tests read.
+type report = render.RunReport
+
+// runPass runs `ilmctl run` against the endpoint with the pass clock at now
+// and cursors in state, and returns the JSON report. A non-zero exit fails
+// the test unless wantErr.
+func runPass(t *testing.T, now time.Time, state string, extra ...string) report {
+	t.Helper()
+	rep, err := runPassErr(t, now, state, extra...)
+	if err != nil {
+		t.Fatalf("ilmctl run --now %s: %v\nreport: %+v", now.Format(time.RFC3339), err, rep)
+	}
+	return rep
+}
+
+func runPassErr(t *testing.T, now time.Time, state string, extra ...string) (report, error) {
+	t.Helper()
+	endpoint, access, secret := itest.S3Env(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", access)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", secret)
+	t.Setenv("AWS_SESSION_TOKEN", "")
+	args := append([]string{"--filer", "s3://" + endpoint, "--s3-path-style", "--state", state,
+		"--now", now.UTC().Format(time.RFC3339), "-o", "json", "--runtime", "2m"}, extra...)
+	cmd := run.NewCommand()
+	var stdout, stderr bytes.Buffer
+	cmd.SetArgs(args)
+	cmd.SetOut(&stdout)
+	cmd.SetErr(&stderr)
+	cmd.SilenceUsage = true
+	err := cmd.ExecuteContext(context.Background())
+	var rep report
+	if stdout.Len() > 0 {
+		if jerr := json.Unmarshal(stdout.Bytes(), &rep); jerr != nil {
+			t.Fatalf("decode report: %v\n%s", jerr, stdout.String())
+		}
+	}
+	t.Logf("ilmctl run %s\nstderr: %s", strings.Join(args, " "), stderr.String())
+	if err != nil {
+		return rep, fmt.Errorf("%w (stderr: %s)", err, stderr.String())
+	}
+	return rep, nil
+}
+
+// outcomes counts the report's actions on bucket by outcome.
+func outcomes(rep report, bucket string) map[string]int {
+	out := map[string]int{}
+	for _, a := range rep.Actions {
+		if a.Bucket == bucket {
+			out[a.Outcome]++
+		}
+	}
+	return out
+}
+
+// assertLeft compares what bucket holds with want; a want entry may spell
+// a version ID "*" (a delete marker the pass wrote, whose ID is unknown).
+func assertLeft(t *testing.T, c *itest.S3, bucket string, wantVersions, wantUploads []string) {
+	t.Helper()
+	got, ups := c.ListAll(t, bucket)
+	if !matchSet(got, wantVersions) {
+		t.Errorf("versions left in %s:\n got %q\nwant %q", bucket, got, wantVersions)
+	}
+	if !matchSet(ups, wantUploads) {
+		t.Errorf("uploads left in %s:\n got %q\nwant %q", bucket, ups, wantUploads)
+	}
+}
+
+func matchSet(got, want []string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	used := make([]bool, len(got))
+	for _, w := range want {
+		found := false
+		for i, g := range got {
+			if !used[i] && matchEntry(g, w) {
+				used[i], found = true, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func matchEntry(got, want string) bool {
+	wk, wrest, _ := strings.Cut(want, "@")
+	gk, grest, _ := strings.Cut(got, "@")
+	if wk != gk {
+		return false
+	}
+	if wid, ok := strings.CutPrefix(wrest, "*"); ok {
+		return strings.HasSuffix(grest, wid) && (wid != "" || !strings.HasSuffix(grest, "[DM]"))
+	}
+	return wrest == grest
+}
+
+func lifecycleXML(rules ...string) string {
+	return `<LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">` + strings.Join(rules, "") + `</LifecycleConfiguration>`
+}
+
+// lcCase is one lifecycle scenario: setup writes objects and returns the
+// exact versions and uploads that must be left after the passes.
+type lcCase struct {
+	name       string
+	versioning string // "", "Enabled" or "Suspended" (applied by setup when it needs an order)
+	lock       bool
+	rules      []string
+	// passes are the pass clocks, as offsets from the test's start.
+	passes []time.Duration
+	setup  func(t *testing.T, c *itest.S3, bucket string) (versions, uploads []string)
+	// wantOutcomes, when set, must equal the outcome counts on the bucket
+	// over every pass.
+	wantOutcomes map[string]int
+}
+
+func TestLifecycleOnS3(t *testing.T) {
+	c := itest.FromEnv(t)
+	expireDate := time.Now().UTC().AddDate(1, 0, 0).Truncate(day)
+	cases := []lcCase{
+		{
+			name:   "expiration days, unversioned",
+			rules:  []string{`<Rule><ID>logs</ID><Status>Enabled</Status><Filter><Prefix>logs/</Prefix></Filter><Expiration><Days>1</Days></Expiration></Rule>`},
+			passes: []time.Duration{3 * day},
+			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
+				c.PutObject(t, b, "logs/a", "aaa", nil)
+				c.PutObject(t, b, "logs/b", "bbb", nil)
+				c.PutObject(t, b, "keep/c", "ccc", nil)
+				return []string{"keep/c@null"}, []string{}
+			},
+			wantOutcomes: map[string]int{"DONE": 2},
+		},
+		{
+			name:   "expiration days, not yet due",
+			rules:  []string{`<Rule><ID>logs</ID><Status>Enabled</Status><Filter><Prefix>logs/</Prefix></Filter><Expiration><Days>30</Days></Expiration></Rule>`},
+			passes: []time.Duration{0, 3 * day},
+			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
+				c.PutObject(t, b, "logs/a", "aaa", nil)
+				return []string{"logs/a@null"}, []string{}
+			},
+			wantOutcomes: map[string]int{},
+		},
+		{
+			name:       "expiration days, versioned: a delete marker",
+			versioning: "Enabled",
+			rules:      []string{`<Rule><ID>all</ID><Status>Enabled</Status><Filter></Filter><Expiration><Days>1</Days></Expiration></Rule>`},
+			passes:     []time.Duration{3 * day},
+			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
+				v1, _ := c.PutObject(t, b, "a", "v1", nil)
+				return []string{"a@" + v1, "a@*[DM]"}, []string{}
+			},
+			wantOutcomes: map[string]int{"DONE": 1},
+		},
+		{
+			name:   "expiration date",
+			rules:  []string{`<Rule><ID>date</ID><Status>Enabled</Status><Filter><Prefix>tmp/</Prefix></Filter><Expiration><Date>` + expireDate.Format(time.RFC3339) + `</Date></Expiration></Rule>`},
+			passes: []time.Duration{time.Until(expireDate) - day, time.Until(expireDate) + time.Hour},
+			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
+				c.PutObject(t, b, "tmp/a", "a", nil)
+				c.PutObject(t, b, "keep", "k", nil)
+				return []string{"keep@null"}, []string{}
+			},
+			wantOutcomes: map[string]int{"DONE": 1},
+		},
+		{
+			name:       "noncurrent days",
+			versioning: "Enabled",
+			rules:      []string{`<Rule><ID>nc</ID><Status>Enabled</Status><Filter></Filter><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>`},
+			passes:     []time.Duration{3 * day},
+			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
+				c.PutObject(t, b, "a", "v1", nil)
+				c.PutObject(t, b, "a", "v2", nil)
+				v3, _ := c.PutObject(t, b, "a", "v3", nil)
+				single, _ := c.PutObject(t, b, "single", "s", nil)
+				return []string{"a@" + v3, "single@" + single}, []string{}
+			},
+			wantOutcomes: map[string]int{"DONE": 2},
+		},
+		{
+			name:       "newer noncurrent versions",
+			versioning: "Enabled",
+			rules:      []string{`<Rule><ID>keep1</ID><Status>Enabled</Status><Filter></Filter><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays><NewerNoncurrentVersions>1</NewerNoncurrentVersions></NoncurrentVersionExpiration></Rule>`},
+			passes:     []time.Duration{3 * day},
+			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
+				c.PutObject(t, b, "a", "v1", nil)
+				c.PutObject(t, b, "a", "v2", nil)
+				v3, _ := c.PutObject(t, b, "a", "v3", nil)
+				v4, _ := c.PutObject(t, b, "a", "v4", nil)
+				return []string{"a@" + v3, "a@" + v4}, []string{}
+			},
+			wantOutcomes: map[string]int{"DONE": 2},
+		},
+		{
+			name:       "expired object delete marker",
+			versioning: "Enabled",
+			rules: []string{`<Rule><ID>dm</ID><Status>Enabled</Status><Filter></Filter><Expiration><ExpiredObjectDeleteMarker>true</ExpiredObjectDeleteMarker></Expiration>` +
+				`<NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>`},
+			// Pass 1 removes the noncurrent version; the marker is then the
+			// key's only version and pass 2 removes it.
+			passes: []time.Duration{3 * day, 3 * day},
+			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
+				c.PutObject(t, b, "gone", "v1", nil)
+				c.DeleteObject(t, b, "gone")
+				live, _ := c.PutObject(t, b, "live", "l", nil)
+				return []string{"live@" + live}, []string{}
+			},
+			wantOutcomes: map[string]int{"DONE": 2},
+		},
+		{
+			name:   "abort incomplete multipart upload",
+			rules:  []string{`<Rule><ID>mpu</ID><Status>Enabled</Status><Filter><Prefix>tmp/</Prefix></Filter><AbortIncompleteMultipartUpload><DaysAfterInitiation>1</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>`},
+			passes: []time.Duration{3 * day},
+			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
+				c.CreateMultipartUpload(t, b, "tmp/x")
+				keep := c.CreateMultipartUpload(t, b, "keep/y")
+				return []string{}, []string{"keep/y#" + keep}
+			},
+			wantOutcomes: map[string]int{"DONE": 1},
+		},
+		{
+			name: "tag, size and And filters",
+			rules: []string{
+				`<Rule><ID>and</ID><Status>Enabled</Status><Filter><And><Prefix>docs/</Prefix><Tag><Key>class</Key><Value>temp</Value></Tag><ObjectSizeGreaterThan>10</ObjectSizeGreaterThan></And></Filter><Expiration><Days>1</Days></Expiration></Rule>`,
+				`<Rule><ID>tag</ID><Status>Enabled</Status><Filter><Tag><Key>purge</Key><Value>yes</Value></Tag></Filter><Expiration><Days>1</Days></Expiration></Rule>`,
+				`<Rule><ID>small</ID><Status>Enabled</Status><Filter><ObjectSizeLessThan>3</ObjectSizeLessThan></Filter><Expiration><Days>1</Days></Expiration></Rule>`,
+			},
+			passes: []time.Duration{3 * day},
+			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
+				big := strings.Repeat("x", 20)
+				c.PutObject(t, b, "docs/big-temp", big, map[string]string{"class": "temp"})        // and: deleted
+				c.PutObject(t, b, "docs/small-temp", "12345", map[string]string{"class": "temp"})  // too small for and
+				c.PutObject(t, b, "docs/big-untagged", big, nil)                                   // no tag
+				c.PutObject(t, b, "other/big-temp", big, map[string]string{"class": "temp"})       // wrong prefix
+				c.PutObject(t, b, "docs/big-other", big, map[string]string{"class": "keep"})       // wrong value
+				c.PutObject(t, b, "x/purge", "12345", map[string]string{"purge": "yes", "a": "b"}) // tag: deleted
+				c.PutObject(t, b, "x/tiny", "12", nil)                                             // small: deleted
+				return []string{"docs/small-temp@null", "docs/big-untagged@null", "other/big-temp@null", "docs/big-other@null"}, []string{}
+			},
+			wantOutcomes: map[string]int{"DONE": 3},
+		},
+		{
+			name:       "suspended versioning: the null version becomes a null delete marker",
+			versioning: "Enabled",
+			rules:      []string{`<Rule><ID>all</ID><Status>Enabled</Status><Filter></Filter><Expiration><Days>1</Days></Expiration></Rule>`},
+			passes:     []time.Duration{3 * day},
+			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
+				v1, _ := c.PutObject(t, b, "a", "v1", nil)
+				c.PutVersioning(t, b, "Suspended")
+				c.PutObject(t, b, "a", "null version", nil)
+				return []string{"a@" + v1, "a@null[DM]"}, []string{}
+			},
+			wantOutcomes: map[string]int{"DONE": 1},
+		},
+		{
+			name:   "object lock: held versions are skipped",
+			lock:   true,
+			rules:  []string{`<Rule><ID>nc</ID><Status>Enabled</Status><Filter></Filter><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>`},
+			passes: []time.Duration{3 * day},
+			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
+				held, _ := c.PutObject(t, b, "held", "v1", nil)
+				c.PutLegalHold(t, b, "held", held, true)
+				heldNow, _ := c.PutObject(t, b, "held", "v2", nil)
+				retained, _ := c.PutObject(t, b, "retained", "v1", nil)
+				c.PutRetention(t, b, "retained", retained, "GOVERNANCE", time.Now().Add(10*365*day))
+				retainedNow, _ := c.PutObject(t, b, "retained", "v2", nil)
+				// Retained for an hour: expired by the pass clock (+3 days), so
+				// the pre-check lets the delete go and the server must refuse it.
+				short, _ := c.PutObject(t, b, "short", "v1", nil)
+				c.PutRetention(t, b, "short", short, "GOVERNANCE", time.Now().Add(time.Hour))
+				shortNow, _ := c.PutObject(t, b, "short", "v2", nil)
+				c.PutObject(t, b, "free", "v1", nil)
+				freeNow, _ := c.PutObject(t, b, "free", "v2", nil)
+				return []string{"held@" + held, "held@" + heldNow, "retained@" + retained, "retained@" + retainedNow,
+					"short@" + short, "short@" + shortNow, "free@" + freeNow}, []string{}
+			},
+			wantOutcomes: map[string]int{"DONE": 1, "SKIPPED_OBJECT_LOCK": 3},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			var b string
+			if tc.lock {
+				b = c.CreateLockedBucket(t, "ilmctl-it")
+			} else {
+				b = c.CreateBucket(t, "ilmctl-it")
+			}
+			if tc.versioning != "" && !tc.lock {
+				c.PutVersioning(t, b, tc.versioning)
+			}
+			c.PutLifecycleXML(t, b, lifecycleXML(tc.rules...))
+			wantV, wantU := tc.setup(t, c, b)
+			state := t.TempDir()
+			got := map[string]int{}
+			for _, off := range tc.passes {
+				rep := runPass(t, start.Add(off), state)
+				for k, n := range outcomes(rep, b) {
+					got[k] += n
+				}
+			}
+			assertLeft(t, c, b, wantV, wantU)
+			if tc.wantOutcomes != nil && !mapsEqual(got, tc.wantOutcomes) {
+				t.Errorf("outcomes on %s = %v, want %v", b, got, tc.wantOutcomes)
+			}
+		})
+	}
+}
+
+func mapsEqual(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// openStore opens the backend directly, with a state dir of its own.
+func openStore(t *testing.T, clock func() time.Time) *s3store.Store {
+	t.Helper()
+	endpoint, access, secret := itest.S3Env(t)
+	st, err := s3store.Open(context.Background(), endpoint, s3store.Options{
+		PathStyle: true, State: t.TempDir(), Clock: clock,
+		Credentials: credentials.NewStaticCredentialsProvider(access, secret, ""),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// An object overwritten after it was listed survives: the delete's fresh
+// listing sees a different ETag/size/LastModified and resolves to a no-op.
+func TestOverwrittenBetweenListingAndDelete(t *testing.T) {
+	c := itest.FromEnv(t)
+	ctx := context.Background()
+	for _, versioning := range []string{"", "Enabled"} {
+		t.Run("versioning="+versioning, func(t *testing.T) {
+			b := c.CreateBucket(t, "ilmctl-it-race")
+			if versioning != "" {
+				c.PutVersioning(t, b, versioning)
+			}
+			c.PutObject(t, b, "a", "first", nil)
+			st := openStore(t, time.Now)
+			objs, _, err := st.ListObjects(ctx, b, "", 100)
+			if err != nil || len(objs) != 1 {
+				t.Fatalf("ListObjects = %v, %v", objs, err)
+			}
+			listed := objs[0].Versions[0]
+			v2, _ := c.PutObject(t, b, "a", "second, longer", nil)
+			// Versioned, the listed version is now noncurrent and Expiration no
+			// longer applies to it; unversioned, it is gone.
+			out, err := st.LifecycleDelete(ctx, filer.DeleteRequest{Bucket: b, Key: "a", Kind: "ExpirationDays", RuleID: "r", Expected: listed.Identity()})
+			if err != nil || out != filer.OutcomeNoopResolved {
+				t.Fatalf("LifecycleDelete after overwrite = %s, %v; want NOOP_RESOLVED", out, err)
+			}
+			want := []string{"a@null"}
+			if versioning != "" {
+				want = []string{"a@" + listed.VersionID, "a@" + v2}
+			}
+			assertLeft(t, c, b, want, []string{})
+		})
+	}
+}
+
+// A delete's If-Match must carry the listed ETag: a stale ETag is refused
+// by the server (412) and resolves to NOOP_RESOLVED. The identity check in
+// LifecycleDelete would catch this first, so the request is sent directly.
+func TestIfMatchOnDeleteObject(t *testing.T) {
+	c := itest.FromEnv(t)
+	b := c.CreateBucket(t, "ilmctl-it-ifmatch")
+	_, etag := c.PutObject(t, b, "a", "body", nil)
+	_, err := c.C.DeleteObject(context.Background(), &awss3.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("a"), IfMatch: aws.String(`"0123456789abcdef0123456789abcdef"`)})
+	if err == nil {
+		t.Errorf("DeleteObject with a wrong If-Match succeeded (etag %s)", etag)
+	} else {
+		t.Logf("DeleteObject with a wrong If-Match: %v", err)
+	}
+	assertLeft(t, c, b, []string{"a@null"}, []string{})
+}
+
+// CheckCAS reports what the server does with If-Match on DeleteObject.
+func TestCheckCAS(t *testing.T) {
+	c := itest.FromEnv(t)
+	st := openStore(t, time.Now)
+	finding, err := st.CheckCAS(context.Background())
+	t.Logf("--check-cas: finding=%q err=%v", finding, err)
+	if err != nil {
+		t.Fatalf("CheckCAS: %v", err)
+	}
+	// The scratch bucket is gone.
+	out, lerr := c.C.ListBuckets(context.Background(), &awss3.ListBucketsInput{})
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	for _, bk := range out.Buckets {
+		if strings.HasPrefix(aws.ToString(bk.Name), s3store.CASPrefix) {
+			t.Errorf("scratch bucket %s left behind", aws.ToString(bk.Name))
+		}
+	}
+}
+
+// Cursors kept in s3://bucket/prefix: the first pass creates them
+// (If-None-Match), the second replaces them (If-Match), and a third store
+// that never read them cannot blindly overwrite them.
+func TestStateInBucket(t *testing.T) {
+	c := itest.FromEnv(t)
+	stateBucket := c.CreateBucket(t, "ilmctl-it-state")
+	data := c.CreateBucket(t, "ilmctl-it-data")
+	c.PutLifecycleXML(t, data, lifecycleXML(`<Rule><ID>all</ID><Status>Enabled</Status><Filter></Filter><Expiration><Days>1</Days></Expiration></Rule>`))
+	c.PutObject(t, data, "a", "a", nil)
+	state := "s3://" + stateBucket + "/cursors"
+	start := time.Now()
+	rep := runPass(t, start.Add(3*day), state)
+	if got := outcomes(rep, data); got["DONE"] != 1 {
+		t.Errorf("first pass outcomes %v, want DONE 1", got)
+	}
+	keys, _ := c.ListAll(t, stateBucket)
+	if len(keys) != 16 || !strings.HasPrefix(keys[0], "cursors/etc/s3/lifecycle/daily-cursors/shard-00.json@") {
+		t.Fatalf("state bucket holds %q, want 16 cursors under cursors/etc/s3/lifecycle/daily-cursors/", keys)
+	}
+	rep = runPass(t, start.Add(4*day), state)
+	for _, sh := range rep.Shards {
+		if sh.Status != "ok" || !sh.CursorSaved || sh.Recovery != "" {
+			t.Errorf("second pass shard %d: status %s saved %v recovery %q, want a steady-state pass", sh.Shard, sh.Status, sh.CursorSaved, sh.Recovery)
+		}
+	}
+	// A writer that never read the cursor is refused by If-None-Match.
+	endpoint, access, secret := itest.S3Env(t)
+	st, err := s3store.Open(context.Background(), endpoint, s3store.Options{PathStyle: true, State: state, Credentials: credentials.NewStaticCredentialsProvider(access, secret, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.WriteFile(context.Background(), "/etc/s3/lifecycle/daily-cursors/shard-00.json", []byte("{}\n"))
+	if !errors.Is(err, s3store.ErrStateConflict) {
+		t.Errorf("blind cursor overwrite: err %v, want ErrStateConflict", err)
+	}
+}
+
+// The pass promotes every rule to the walker: with no meta-log, a second
+// pass still expires an object written after the first.
+func TestSecondPassWalks(t *testing.T) {
+	c := itest.FromEnv(t)
+	b := c.CreateBucket(t, "ilmctl-it-steady")
+	c.PutLifecycleXML(t, b, lifecycleXML(`<Rule><ID>all</ID><Status>Enabled</Status><Filter></Filter><Expiration><Days>1</Days></Expiration></Rule>`))
+	state := t.TempDir()
+	start := time.Now()
+	runPass(t, start.Add(3*day), state)
+	c.PutObject(t, b, "late", "l", nil)
+	rep := runPass(t, start.Add(4*day), state)
+	if got := outcomes(rep, b); got["DONE"] != 1 {
+		t.Errorf("second pass outcomes %v, want DONE 1", got)
+	}
+	walks := 0
+	for _, sh := range rep.Shards {
+		if sh.Walk == "steady_state" {
+			walks++
+		}
+	}
+	if walks != 16 {
+		t.Errorf("%d shards walked in steady state, want 16", walks)
+	}
+	assertLeft(t, c, b, []string{}, []string{})
+}

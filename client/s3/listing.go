@@ -1,0 +1,382 @@
+package s3
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/ilmctl/ilmctl/core/filer"
+)
+
+// maxPage is S3's largest listing page.
+const maxPage = 1000
+
+// versionsPage is one decoded ListObjectVersions response. Entries keep
+// the document order of Version and DeleteMarker elements: S3 lists a
+// key's versions newest first across both kinds.
+type versionsPage struct {
+	Truncated           bool
+	NextKeyMarker       string
+	NextVersionIDMarker string
+	Entries             []versionEntry
+}
+
+// versionEntry is one Version or DeleteMarker element.
+type versionEntry struct {
+	Key     string
+	Version filer.Version
+}
+
+type xmlVersions struct {
+	IsTruncated         bool       `xml:"IsTruncated"`
+	NextKeyMarker       string     `xml:"NextKeyMarker"`
+	NextVersionIDMarker string     `xml:"NextVersionIdMarker"`
+	EncodingType        string     `xml:"EncodingType"`
+	Entries             []xmlEntry `xml:",any"`
+}
+
+type xmlEntry struct {
+	XMLName      xml.Name
+	Key          string `xml:"Key"`
+	VersionID    string `xml:"VersionId"`
+	IsLatest     string `xml:"IsLatest"`
+	LastModified string `xml:"LastModified"`
+	ETag         string `xml:"ETag"`
+	Size         string `xml:"Size"`
+}
+
+// decodeVersions parses a ListVersionsResult document strictly enough that
+// nothing on a page is acted on unless every entry decoded: a bad
+// timestamp, size or IsLatest value fails the page with ErrBadListing.
+func decodeVersions(raw []byte) (versionsPage, error) {
+	var x xmlVersions
+	if err := xml.Unmarshal(raw, &x); err != nil {
+		return versionsPage{}, fmt.Errorf("%w: %v", ErrBadListing, err)
+	}
+	p := versionsPage{Truncated: x.IsTruncated, NextKeyMarker: x.NextKeyMarker, NextVersionIDMarker: x.NextVersionIDMarker}
+	urlKeys := strings.EqualFold(x.EncodingType, "url")
+	for _, e := range x.Entries {
+		marker := e.XMLName.Local == "DeleteMarker"
+		if !marker && e.XMLName.Local != "Version" {
+			continue // Name, Prefix, MaxKeys, CommonPrefixes ...
+		}
+		key := e.Key
+		if urlKeys {
+			k, err := url.QueryUnescape(key)
+			if err != nil {
+				return versionsPage{}, fmt.Errorf("%w: key %q: %v", ErrBadListing, key, err)
+			}
+			key = k
+		}
+		v, err := e.version(marker)
+		if err != nil {
+			return versionsPage{}, fmt.Errorf("%w: %s@%s: %v", ErrBadListing, key, e.VersionID, err)
+		}
+		p.Entries = append(p.Entries, versionEntry{Key: key, Version: v})
+	}
+	return p, nil
+}
+
+func (e *xmlEntry) version(marker bool) (filer.Version, error) {
+	v := filer.Version{VersionID: e.VersionID, DeleteMarker: marker, ETag: strings.Trim(e.ETag, `"`)}
+	if v.VersionID == "" {
+		return v, fmt.Errorf("no VersionId")
+	}
+	switch e.IsLatest {
+	case "true":
+		v.IsLatest = true
+	case "false":
+	default:
+		return v, fmt.Errorf("IsLatest %q", e.IsLatest)
+	}
+	t, err := time.Parse(time.RFC3339Nano, e.LastModified)
+	if err != nil {
+		return v, fmt.Errorf("LastModified: %v", err)
+	}
+	v.MtimeNs = t.UnixNano()
+	if !marker {
+		if _, err := fmt.Sscan(e.Size, &v.Size); err != nil || v.Size < 0 {
+			return v, fmt.Errorf("Size %q", e.Size)
+		}
+	}
+	return v, nil
+}
+
+// listVersionsPage fetches one raw ListObjectVersions page.
+func (s *Store) listVersionsPage(ctx context.Context, in *s3api.ListObjectVersionsInput) (versionsPage, error) {
+	var raw []byte
+	_, err := s.c.ListObjectVersions(ctx, in, captureBody(&raw))
+	if !rawOK(err, raw) {
+		return versionsPage{}, apiErr("ListObjectVersions", aws.ToString(in.Bucket), err)
+	}
+	p, err := decodeVersions(raw)
+	if err != nil {
+		return versionsPage{}, fmt.Errorf("ListObjectVersions %s: %w", aws.ToString(in.Bucket), err)
+	}
+	if p.Truncated {
+		if p.NextKeyMarker == "" && p.NextVersionIDMarker == "" {
+			return versionsPage{}, fmt.Errorf("ListObjectVersions %s: %w", aws.ToString(in.Bucket), filer.ErrTruncatedPage)
+		}
+		if p.NextKeyMarker == aws.ToString(in.KeyMarker) && p.NextVersionIDMarker == aws.ToString(in.VersionIdMarker) {
+			return versionsPage{}, fmt.Errorf("ListObjectVersions %s: %w", aws.ToString(in.Bucket), ErrMarkerStuck)
+		}
+	}
+	return p, nil
+}
+
+// grouper folds listing entries into objects, one per key in listing
+// order, each with its versions in document (newest-first) order.
+type grouper struct {
+	after string // keys <= after are dropped (a server that repeats the marker key)
+	objs  []filer.Object
+}
+
+func (g *grouper) add(es []versionEntry) {
+	for _, e := range es {
+		if e.Key <= g.after && g.after != "" {
+			continue
+		}
+		if n := len(g.objs); n > 0 && g.objs[n-1].Key == e.Key {
+			g.objs[n-1].Versions = append(g.objs[n-1].Versions, e.Version)
+			continue
+		}
+		g.objs = append(g.objs, filer.Object{Key: e.Key, Versions: []filer.Version{e.Version}})
+	}
+}
+
+// normalizeOrder makes obj.Versions newest first, or fails with
+// ErrVersionOrder when that order cannot be known. S3 lists a key's
+// versions newest first, but SeaweedFS sorts by version ID, which puts the
+// "null" version last wherever it belongs. So:
+//   - exactly one version must be IsLatest; it is moved to the front;
+//   - the rest keep document order when their LastModified never increases
+//     along it, else they are sorted by LastModified when no two share a
+//     second (S3 timestamps have whole seconds);
+//   - a noncurrent null version sharing its second with another noncurrent
+//     version is ambiguous: its place decides NoncurrentDays ages and
+//     NewerNoncurrentVersions counts, so the key is not guessed at.
+func normalizeOrder(bucket string, obj *filer.Object) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%s/%s: %s: %w", bucket, obj.Key, why, ErrVersionOrder)
+	}
+	latest := -1
+	for i, v := range obj.Versions {
+		if v.IsLatest {
+			if latest >= 0 {
+				return bad("two versions are IsLatest")
+			}
+			latest = i
+		}
+	}
+	if latest < 0 {
+		return bad("no version is IsLatest")
+	}
+	vs := make([]filer.Version, 0, len(obj.Versions))
+	vs = append(vs, obj.Versions[latest])
+	rest := append(append([]filer.Version{}, obj.Versions[:latest]...), obj.Versions[latest+1:]...)
+	sec := func(v filer.Version) int64 { return time.Unix(0, v.MtimeNs).Unix() }
+	seen := map[int64]int{}
+	monotonic := true
+	for i, v := range rest {
+		seen[sec(v)]++
+		if i > 0 && sec(v) > sec(rest[i-1]) {
+			monotonic = false
+		}
+	}
+	for _, v := range rest {
+		if v.VersionID == filer.NullVersionID && seen[sec(v)] > 1 {
+			return bad("the noncurrent null version shares its LastModified second with another version")
+		}
+	}
+	if !monotonic {
+		if len(seen) != len(rest) {
+			return bad("noncurrent versions are listed out of time order and share LastModified seconds")
+		}
+		sort.SliceStable(rest, func(i, j int) bool { return rest[i].MtimeNs > rest[j].MtimeNs })
+	}
+	obj.Versions = append(vs, rest...)
+	return nil
+}
+
+// ListObjects returns up to limit keys after startAfter, each with every
+// version and delete marker newest first, from ListObjectVersions. Tags are
+// fetched (GetObjectTagging) only for versions an enabled tag rule of the
+// bucket could select; other versions have nil Tags. RetainUntil and
+// LegalHold are left zero: Object Lock is checked per delete instead.
+// NoncurrentSinceNs is 0 (S3 does not expose it), so noncurrent ages count
+// from the successor's LastModified, as AWS counts them.
+func (s *Store) ListObjects(ctx context.Context, bucket, startAfter string, limit int) ([]filer.Object, string, error) {
+	if limit <= 0 {
+		limit = maxPage
+	}
+	b, err := s.bucket(ctx, bucket)
+	if err != nil {
+		return nil, "", err
+	}
+	g := &grouper{after: startAfter}
+	in := &s3api.ListObjectVersionsInput{Bucket: aws.String(bucket), MaxKeys: aws.Int32(int32(min(maxPage, limit+1)))}
+	if startAfter != "" {
+		in.KeyMarker = aws.String(startAfter)
+	}
+	// Read until a (limit+1)th key starts, which proves the first limit keys
+	// are complete, or the listing ends.
+	for len(g.objs) <= limit {
+		p, err := s.listVersionsPage(ctx, in)
+		if err != nil {
+			return nil, "", err
+		}
+		g.add(p.Entries)
+		if !p.Truncated {
+			break
+		}
+		in.KeyMarker, in.VersionIdMarker = aws.String(p.NextKeyMarker), optional(p.NextVersionIDMarker)
+	}
+	objs, next := g.objs, ""
+	if len(objs) > limit {
+		objs, next = objs[:limit], objs[limit-1].Key
+	}
+	for i := range objs {
+		if err := normalizeOrder(bucket, &objs[i]); err != nil {
+			return nil, "", err
+		}
+		if err := s.fillTags(ctx, bucket, b, &objs[i]); err != nil {
+			return nil, "", err
+		}
+	}
+	return objs, next, nil
+}
+
+// LookupObject returns key's versions newest first (ListObjectVersions with
+// the key as prefix, stopping at the first longer key), with tags as in
+// ListObjects.
+func (s *Store) LookupObject(ctx context.Context, bucket, key string) (filer.Object, bool, error) {
+	b, err := s.bucket(ctx, bucket)
+	if err != nil {
+		return filer.Object{}, false, err
+	}
+	obj, found, err := s.lookup(ctx, bucket, key)
+	if err != nil || !found {
+		return obj, found, err
+	}
+	return obj, true, s.fillTags(ctx, bucket, b, &obj)
+}
+
+// lookup is LookupObject without tags, as the delete path's identity check
+// uses it.
+func (s *Store) lookup(ctx context.Context, bucket, key string) (filer.Object, bool, error) {
+	obj := filer.Object{Key: key}
+	in := &s3api.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String(key), MaxKeys: aws.Int32(maxPage)}
+	for {
+		p, err := s.listVersionsPage(ctx, in)
+		if err != nil {
+			return filer.Object{}, false, err
+		}
+		done := !p.Truncated
+		for _, e := range p.Entries {
+			if e.Key != key {
+				// Keys sort after their own prefix: key's versions are over.
+				done = true
+				break
+			}
+			obj.Versions = append(obj.Versions, e.Version)
+		}
+		if done {
+			break
+		}
+		in.KeyMarker, in.VersionIdMarker = aws.String(p.NextKeyMarker), optional(p.NextVersionIDMarker)
+	}
+	if len(obj.Versions) == 0 {
+		return obj, false, nil
+	}
+	return obj, true, normalizeOrder(bucket, &obj)
+}
+
+// fillTags fetches tags for the versions of obj a tag rule could select.
+func (s *Store) fillTags(ctx context.Context, bucket string, b *bucketInfo, obj *filer.Object) error {
+	for i := range obj.Versions {
+		v := &obj.Versions[i]
+		if !b.needsTags(obj.Key, v) {
+			continue
+		}
+		in := &s3api.GetObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String(obj.Key)}
+		if b.versioning != filer.VersioningOff {
+			in.VersionId = aws.String(v.VersionID)
+		}
+		out, err := s.c.GetObjectTagging(ctx, in)
+		if isCode(err, "NoSuchKey", "NoSuchVersion", "NotFound") {
+			// Gone since the listing: without tags no tag rule matches it,
+			// and a delete would be NOOP_RESOLVED anyway.
+			continue
+		}
+		if err != nil {
+			return apiErr("GetObjectTagging", bucket+"/"+obj.Key+"@"+v.VersionID, err)
+		}
+		v.Tags = make(map[string]string, len(out.TagSet))
+		for _, t := range out.TagSet {
+			v.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+		}
+	}
+	return nil
+}
+
+// uploadMarker is ListUploads's opaque continuation marker: the server's
+// own NextKeyMarker and NextUploadIdMarker.
+type uploadMarker struct {
+	Key      string `json:"k"`
+	UploadID string `json:"u"`
+}
+
+// ListUploads returns one ListMultipartUploads page of at most limit
+// uploads after the opaque marker startAfter, in the server's order
+// (key, then initiation for AWS).
+func (s *Store) ListUploads(ctx context.Context, bucket, startAfter string, limit int) ([]filer.Upload, string, error) {
+	if limit <= 0 || limit > maxPage {
+		limit = maxPage
+	}
+	in := &s3api.ListMultipartUploadsInput{Bucket: aws.String(bucket), MaxUploads: aws.Int32(int32(limit))}
+	if startAfter != "" {
+		var m uploadMarker
+		if err := json.Unmarshal([]byte(startAfter), &m); err != nil {
+			return nil, "", fmt.Errorf("ListUploads %s: marker %q is not one this store issued: %v", bucket, startAfter, err)
+		}
+		in.KeyMarker, in.UploadIdMarker = aws.String(m.Key), optional(m.UploadID)
+	}
+	out, err := s.c.ListMultipartUploads(ctx, in)
+	if err != nil {
+		return nil, "", apiErr("ListMultipartUploads", bucket, err)
+	}
+	ups := make([]filer.Upload, 0, len(out.Uploads))
+	for _, u := range out.Uploads {
+		if u.Initiated == nil || aws.ToString(u.UploadId) == "" {
+			return nil, "", fmt.Errorf("ListMultipartUploads %s: %w: upload of %q without Initiated or UploadId", bucket, ErrBadListing, aws.ToString(u.Key))
+		}
+		ups = append(ups, filer.Upload{Key: aws.ToString(u.Key), UploadID: aws.ToString(u.UploadId), Initiated: u.Initiated.UTC()})
+	}
+	if !aws.ToBool(out.IsTruncated) {
+		return ups, "", nil
+	}
+	m := uploadMarker{Key: aws.ToString(out.NextKeyMarker), UploadID: aws.ToString(out.NextUploadIdMarker)}
+	if m.Key == "" && m.UploadID == "" {
+		return nil, "", fmt.Errorf("ListMultipartUploads %s: %w", bucket, filer.ErrTruncatedPage)
+	}
+	if m.Key == aws.ToString(in.KeyMarker) && m.UploadID == aws.ToString(in.UploadIdMarker) {
+		return nil, "", fmt.Errorf("ListMultipartUploads %s: %w", bucket, ErrMarkerStuck)
+	}
+	next, _ := json.Marshal(m)
+	return ups, string(next), nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return aws.String(s)
+}

@@ -1,0 +1,197 @@
+package seaweedfs
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/seaweedfs/seaweedfs/weed/pb/filer_pb"
+	"github.com/seaweedfs/seaweedfs/weed/s3api/s3lifecycle"
+
+	"github.com/ilmctl/ilmctl/core/filer"
+)
+
+// Version ids in SeaweedFS's new (inverted-timestamp) format: a smaller id
+// is newer.
+const (
+	idNew = "67134f1d04c4ddf8aaaaaaaaaaaaaaaa"
+	idMid = "67134f1d04c4ddf9aaaaaaaaaaaaaaaa"
+	idOld = "67134f1d04c4ddfaaaaaaaaaaaaaaaaa"
+)
+
+func file(name string, mtimeSec int64, ext map[string]string) *filer_pb.Entry {
+	e := &filer_pb.Entry{Name: name, Attributes: &filer_pb.FuseAttributes{Mtime: mtimeSec, FileSize: 3}}
+	if ext != nil {
+		e.Extended = map[string][]byte{}
+		for k, v := range ext {
+			e.Extended[k] = []byte(v)
+		}
+	}
+	return e
+}
+
+func dir(name string, ext map[string]string) *filer_pb.Entry {
+	e := file(name, 0, ext)
+	e.IsDirectory = true
+	return e
+}
+
+func TestHashExtendedMatchesSeaweedFS(t *testing.T) {
+	for _, ext := range []map[string][]byte{
+		nil,
+		{"a": []byte("1")},
+		{"X-Amz-Tagging-env": []byte("dev"), "Seaweed-X-Amz-ETag": []byte(`"abc"`), "k:1": []byte("2:x")},
+	} {
+		if d := cmp.Diff(s3lifecycle.HashExtended(ext), hashExtended(ext)); d != "" {
+			t.Errorf("hashExtended(%v) differs from SeaweedFS's (-want +got):\n%s", ext, d)
+		}
+	}
+}
+
+func TestParseBucket(t *testing.T) {
+	tests := []struct {
+		name    string
+		ext     map[string]string
+		want    filer.Bucket
+		wantErr error
+	}{
+		{"plain", nil, filer.Bucket{Name: "b"}, nil},
+		{"enabled with lifecycle", map[string]string{extVersioning: "Enabled", extLifecycleXML: "<x/>"}, filer.Bucket{Name: "b", Versioning: filer.VersioningEnabled, LifecycleXML: "<x/>"}, nil},
+		{"suspended", map[string]string{extVersioning: "Suspended"}, filer.Bucket{Name: "b", Versioning: filer.VersioningSuspended}, nil},
+		{"object lock implies enabled", map[string]string{extObjectLockEnabled: "Enabled"}, filer.Bucket{Name: "b", Versioning: filer.VersioningEnabled, ObjectLock: true}, nil},
+		{"unknown versioning", map[string]string{extVersioning: "enabled"}, filer.Bucket{}, ErrUnknownVersioning},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseBucket(dir("b", tc.ext))
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err %v, want %v", err, tc.wantErr)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestAssemble(t *testing.T) {
+	type row struct {
+		id     string
+		latest bool
+		dm     bool
+	}
+	tests := []struct {
+		name    string
+		p       objectParts
+		want    []row
+		wantErr error
+	}{
+		{"bare only", objectParts{bare: file("k", 10, nil)}, []row{{"null", true, false}}, nil},
+		{"pointer names the latest", objectParts{
+			versions: dir("k.versions", map[string]string{extLatestVersionID: idMid}),
+			files:    []*filer_pb.Entry{file("v_"+idNew, 30, nil), file("v_"+idMid, 20, nil), file("v_"+idOld, 10, nil)},
+		}, []row{{idMid, true, false}, {idNew, false, false}, {idOld, false, false}}, nil},
+		{"delete marker latest, null noncurrent", objectParts{
+			bare:     file("k", 5, nil),
+			versions: dir("k.versions", map[string]string{extLatestVersionID: idNew}),
+			files:    []*filer_pb.Entry{file("v_"+idNew, 30, map[string]string{extDeleteMarker: "true"})},
+		}, []row{{idNew, true, true}, {"null", false, false}}, nil},
+		{"null is latest by signal", objectParts{
+			bare:     file("k", 5, nil),
+			versions: dir("k.versions", map[string]string{extNullVersionIsLatest: "true"}),
+			files:    []*filer_pb.Entry{file("v_"+idNew, 30, nil)},
+		}, []row{{"null", true, false}, {idNew, false, false}}, nil},
+		{"no pointer: newest version unless null is strictly newer", objectParts{
+			bare:     file("k", 5, nil),
+			versions: dir("k.versions", nil),
+			files:    []*filer_pb.Entry{file("v_"+idOld, 30, nil), file("v_"+idNew, 31, nil)},
+		}, []row{{idNew, true, false}, {idOld, false, false}, {"null", false, false}}, nil},
+		{"empty versions dir", objectParts{versions: dir("k.versions", nil)}, nil, nil},
+		{"dangling pointer", objectParts{
+			versions: dir("k.versions", map[string]string{extLatestVersionID: idMid}),
+			files:    []*filer_pb.Entry{file("v_"+idNew, 30, nil)},
+		}, nil, ErrDanglingLatest},
+		{"stray file in versions dir", objectParts{
+			versions: dir("k.versions", nil),
+			files:    []*filer_pb.Entry{file("tmp", 30, nil)},
+		}, nil, ErrBadEntry},
+		{"bad retention", objectParts{bare: file("k", 5, map[string]string{extRetainUntil: "soon"})}, nil, ErrBadEntry},
+		{"bad legal hold", objectParts{bare: file("k", 5, map[string]string{extLegalHold: "on"})}, nil, ErrBadEntry},
+		{"bad noncurrent stamp", objectParts{bare: file("k", 5, map[string]string{extNoncurrentSinceNs: "x"})}, nil, ErrBadEntry},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.p.key = "k"
+			obj, ws, found, err := assemble(tc.p)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err %v, want %v", err, tc.wantErr)
+			}
+			if found != (len(tc.want) > 0) {
+				t.Fatalf("found %v", found)
+			}
+			var got []row
+			for i, v := range obj.Versions {
+				got = append(got, row{v.VersionID, v.IsLatest, v.DeleteMarker})
+				if ws[i].id.VersionID != v.VersionID {
+					t.Errorf("witness %d is for %s, version is %s", i, ws[i].id.VersionID, v.VersionID)
+				}
+			}
+			if d := cmp.Diff(tc.want, got, cmp.AllowUnexported(row{})); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestVersionFromEntry(t *testing.T) {
+	e := file("v_x", 100, map[string]string{
+		"X-Amz-Tagging-env": "dev", extRetainUntil: "2000000000", extLegalHold: "ON",
+		extNoncurrentSinceNs: "123", extETag: `"abc"`,
+	})
+	e.Attributes.MtimeNs = 7
+	got, err := versionFromEntry(e, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filer.Version{
+		VersionID: "x", MtimeNs: 100*int64(time.Second) + 7, Size: 3, ETag: "abc",
+		Tags: map[string]string{"env": "dev"}, NoncurrentSinceNs: 123,
+		RetainUntil: time.Unix(2000000000, 0).UTC(), LegalHold: true,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func TestFinalBound(t *testing.T) {
+	tests := []struct{ last, want string }{
+		{"k", "k"},   // no name after "k" maps below it
+		{"k-1", "k"}, // "k.versions" may still follow and holds key "k"
+		{"k.a", "k"}, // likewise
+		{"k.versions", "k.versions"},
+		{"k0", "k0"}, // "k.versions" < "k0": already seen
+		{"-x", "-x"},
+	}
+	for _, tc := range tests {
+		if got := finalBound(tc.last); got != tc.want {
+			t.Errorf("finalBound(%q) = %q, want %q", tc.last, got, tc.want)
+		}
+	}
+}
+
+func TestLevelStart(t *testing.T) {
+	tests := []struct{ prefix, after, want string }{
+		{"", "", ""},
+		{"", "a/b", "a"},
+		{"", "a.txt", "a"}, // directory "a" sorts as "a/", after "a.txt"
+		{"", "ab", "ab"},
+		{"a/", "a/b-c/d", "b"},
+		{"x/", "a", ""}, // after is outside this level: list it all
+	}
+	for _, tc := range tests {
+		if got := newLevel("/d", tc.prefix, tc.after, false).startAt; got != tc.want {
+			t.Errorf("newLevel(%q, after %q).startAt = %q, want %q", tc.prefix, tc.after, got, tc.want)
+		}
+	}
+}
