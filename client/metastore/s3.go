@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ilmctl/ilmctl/client/awsconf"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 
@@ -18,8 +18,9 @@ import (
 )
 
 // S3 is a pool in an S3 bucket; keys are objects under an optional prefix.
-// Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (and
-// AWS_SESSION_TOKEN); the region from AWS_REGION (default us-east-1).
+// Credentials and region come from the SDK's default chain (see
+// client/awsconf): AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, AWS_PROFILE,
+// roles; AWS_REGION, default us-east-1.
 // Set ILMCTL_S3_HTTPS=1 to use TLS.
 type S3 struct {
 	name, bucket, prefix string
@@ -27,7 +28,7 @@ type S3 struct {
 }
 
 // OpenS3 parses s3://host:port/bucket[/prefix].
-func OpenS3(_ context.Context, url string) (*S3, error) {
+func OpenS3(ctx context.Context, url string) (*S3, error) {
 	rest := strings.TrimPrefix(url, "s3://")
 	host, path, ok := strings.Cut(rest, "/")
 	if !ok || host == "" || path == "" {
@@ -41,14 +42,9 @@ func OpenS3(_ context.Context, url string) (*S3, error) {
 	if os.Getenv("ILMCTL_S3_HTTPS") == "1" {
 		scheme = "https://"
 	}
-	region := os.Getenv("AWS_REGION")
-	if region == "" {
-		region = "us-east-1"
-	}
-	cfg := aws.Config{
-		Region: region,
-		Credentials: credentials.NewStaticCredentialsProvider(
-			os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN")),
+	cfg, err := awsconf.Load(ctx, "")
+	if err != nil {
+		return nil, err
 	}
 	c := s3.NewFromConfig(cfg, func(o *s3.Options) {
 		o.BaseEndpoint = aws.String(scheme + host)

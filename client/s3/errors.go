@@ -10,8 +10,8 @@ import (
 var (
 	// ErrBadAddress: the s3:// spec is not host[:port].
 	ErrBadAddress = errors.New("bad s3:// address")
-	// ErrNoCredentials: neither Options.Credentials nor the environment
-	// (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) supplies credentials.
+	// ErrNoCredentials: neither Options.Credentials nor the SDK's default
+	// credential chain supplies credentials.
 	ErrNoCredentials = errors.New("no S3 credentials")
 	// ErrBadState: --state is neither a directory nor s3://bucket[/prefix],
 	// or a state path would escape its root.

@@ -16,6 +16,7 @@ package s3
 import (
 	"context"
 	"fmt"
+	"github.com/ilmctl/ilmctl/client/awsconf"
 	"net"
 	"os"
 	"strings"
@@ -23,7 +24,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -32,16 +32,17 @@ import (
 // DefaultStateDir is where cursors go when Options.State is empty.
 const DefaultStateDir = "./ilmctl-state"
 
-// DefaultRegion is the signing region when neither Options.Region nor
-// AWS_REGION names one.
-const DefaultRegion = "us-east-1"
+// DefaultRegion is the signing region when neither Options.Region,
+// AWS_REGION nor the shared config profile names one.
+const DefaultRegion = awsconf.DefaultRegion
 
 // Options configures Open.
 type Options struct {
 	// PathStyle addresses buckets as http://host/bucket (SeaweedFS, MinIO,
 	// any IP endpoint) instead of http://bucket.host (AWS).
 	PathStyle bool
-	// Region signs requests; "" uses AWS_REGION, else DefaultRegion.
+	// Region signs requests; "" uses AWS_REGION or the profile's region,
+	// else DefaultRegion.
 	Region string
 	// HTTPS selects https://; plain http:// otherwise. Open also sets it
 	// when ILMCTL_S3_HTTPS=1, the convention client/metastore uses.
@@ -50,9 +51,10 @@ type Options struct {
 	// filer path below it) or s3://bucket[/prefix] on the same endpoint;
 	// "" means DefaultStateDir.
 	State string
-	// Credentials signs requests; nil reads AWS_ACCESS_KEY_ID,
-	// AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN and fails closed with
-	// ErrNoCredentials when the first two are unset.
+	// Credentials signs requests; nil uses the SDK's default credential
+	// chain (environment, shared files and AWS_PROFILE, SSO, container and
+	// instance roles) and fails closed with ErrNoCredentials when none of
+	// them yields credentials.
 	Credentials aws.CredentialsProvider
 	// Clock is "now" for Object Lock retention checks; time.Now when nil.
 	// The run command passes the pass clock when --now pins it.
@@ -88,25 +90,20 @@ func Open(ctx context.Context, addr string, opts Options) (*Store, error) {
 	if err := checkAddr(addr); err != nil {
 		return nil, err
 	}
-	creds := opts.Credentials
-	if creds == nil {
-		var err error
-		if creds, err = envCredentials(); err != nil {
-			return nil, err
-		}
+	cfg, err := awsconf.Load(ctx, opts.Region)
+	if err != nil {
+		return nil, err
 	}
-	region := opts.Region
-	if region == "" {
-		region = os.Getenv("AWS_REGION")
-	}
-	if region == "" {
-		region = DefaultRegion
+	if opts.Credentials != nil {
+		cfg.Credentials = opts.Credentials
+	} else if err := checkCredentials(ctx, cfg); err != nil {
+		return nil, err
 	}
 	scheme := "http://"
 	if opts.HTTPS || os.Getenv("ILMCTL_S3_HTTPS") == "1" {
 		scheme = "https://"
 	}
-	c := s3api.NewFromConfig(aws.Config{Region: region, Credentials: creds}, func(o *s3api.Options) {
+	c := s3api.NewFromConfig(cfg, func(o *s3api.Options) {
 		o.BaseEndpoint = aws.String(scheme + addr)
 		o.UsePathStyle = opts.PathStyle
 		// Checksums only where S3 requires them: many S3-compatible servers
@@ -144,12 +141,19 @@ func checkAddr(addr string) error {
 	return nil
 }
 
-func envCredentials() (aws.CredentialsProvider, error) {
-	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-	if id == "" || secret == "" {
-		return nil, fmt.Errorf("%w: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials)", ErrNoCredentials)
+// checkCredentials resolves the default chain once at Open so a run with no
+// credentials fails before the pass, naming the fix, instead of on every
+// request.
+func checkCredentials(ctx context.Context, cfg aws.Config) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if cfg.Credentials == nil {
+		return fmt.Errorf("%w: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE", ErrNoCredentials)
 	}
-	return credentials.NewStaticCredentialsProvider(id, secret, os.Getenv("AWS_SESSION_TOKEN")), nil
+	if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+		return fmt.Errorf("%w: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (%v)", ErrNoCredentials, err)
+	}
+	return nil
 }
 
 // Endpoint returns the base URL requests go to, e.g. http://127.0.0.1:8333.

@@ -46,8 +46,8 @@ commit_then_delete_remote, delete_remote_idempotent, delete_record, ...);
 docs/journal.md lists both vocabularies. Nothing is written or deleted.
 
 Pass one --meta per pool: a directory (dir:PATH or a plain path) or an S3
-bucket (s3://host:port/bucket[/prefix], credentials from AWS_ACCESS_KEY_ID
-and AWS_SECRET_ACCESS_KEY).
+bucket (s3://host:port/bucket[/prefix], credentials from the AWS default
+chain: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE).
 
 v5/v6 journals and local_commit_started/cleanup_pending transactions need
 to know whether their source object version still exists. --filer names

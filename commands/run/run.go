@@ -82,9 +82,10 @@ Exit codes: 0 pass ok; 1 error (bad filer, unreadable config); 2 bad flags;
   # A live SeaweedFS filer (gRPC at port+10000; S3 gRPC for deletes)
   ilmctl run --filer seaweedfs://127.0.0.1:8888 --s3-grpc 127.0.0.1:18333
 
-  # Any S3-compatible endpoint (credentials from AWS_ACCESS_KEY_ID and
-  # AWS_SECRET_ACCESS_KEY), cursors in a bucket, refusing to run unless the
-  # server honours If-Match on DeleteObject
+  # Any S3-compatible endpoint (credentials from the AWS default chain,
+  # e.g. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE),
+  # cursors in a bucket, refusing to run unless the server honours If-Match
+  # on DeleteObject
   ilmctl run --filer s3://127.0.0.1:8333 --s3-path-style --state s3://ilmctl/state --check-cas`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
