@@ -212,6 +212,16 @@ func TestRunEndToEnd(t *testing.T) {
 	if !contains(got, "ver/exp/b@DM") || !contains(got, "ver/exp/b@v1") {
 		t.Errorf("exp/b not expired to a delete marker: %v", got)
 	}
+
+	// Once l/b's retention ends (2026-12-31) the walker deletes it, though
+	// replay moved past its event when it was locked; the legal hold stays.
+	if _, stderr, code := execute(t, "run", "--filer", dir, "--now", "2027-01-02T00:00:00Z"); code != 0 {
+		t.Fatalf("third run exit %d: %s", code, stderr)
+	}
+	got = remaining(t, dir)
+	if contains(got, "lock/l/b@b1") || !contains(got, "lock/l/a@a1") {
+		t.Errorf("after retention ended: %v", got)
+	}
 }
 
 func contains(ss []string, s string) bool {

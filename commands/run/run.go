@@ -233,7 +233,7 @@ func loadRules(ctx context.Context, fl client.Filer) ([]engine.Bucket, []render.
 			bad = append(bad, render.BucketError{Bucket: b.Name, Error: err.Error()})
 			continue
 		}
-		out = append(out, engine.Bucket{Name: b.Name, Versioning: b.Versioning, Rules: cfg.Rules})
+		out = append(out, engine.Bucket{Name: b.Name, Versioning: b.Versioning, ObjectLock: b.ObjectLock, Rules: cfg.Rules})
 	}
 	return out, bad, nil
 }

@@ -42,6 +42,9 @@ type ActionKey struct {
 type Bucket struct {
 	Name       string
 	Versioning filer.Versioning
+	// ObjectLock marks a bucket with S3 Object Lock enabled; see
+	// RulesForShard for why its replay kinds are also walked.
+	ObjectLock bool
 	Rules      []lifecycle.Rule
 }
 
@@ -72,6 +75,8 @@ type Snapshot struct {
 	// Buckets maps bucket name to its versioning state for every bucket
 	// with at least one action in the base snapshot.
 	Buckets map[string]filer.Versioning
+	// locked holds the buckets with Object Lock enabled.
+	locked  map[string]bool
 	actions []*CompiledAction // sorted by Key
 	byBkt   map[string][]*CompiledAction
 }
@@ -84,8 +89,11 @@ type Engine struct {
 // Compile builds an engine from every bucket's validated rules. Disabled
 // rules compile to ModeDisabled actions, which no view activates.
 func Compile(buckets []Bucket, rnd lifecycle.Rounding) *Engine {
-	s := &Snapshot{Rounding: rnd, Buckets: map[string]filer.Versioning{}}
+	s := &Snapshot{Rounding: rnd, Buckets: map[string]filer.Versioning{}, locked: map[string]bool{}}
 	for _, b := range buckets {
+		if b.ObjectLock {
+			s.locked[b.Name] = true
+		}
 		for i := range b.Rules {
 			r := &b.Rules[i]
 			for _, kind := range r.Actions() {
@@ -148,6 +156,12 @@ func (s *Snapshot) Empty() bool {
 // meta-log retention). Both views clone every action with active = true.
 // Shard filtering is by key (ShardID), so shardID does not change which
 // actions a view holds; it is part of the design's surface.
+//
+// In an Object Lock bucket the replay kinds are in both views: a locked
+// version's delete ends SKIPPED_OBJECT_LOCK, which lets the cursor move past
+// its event (design 000 § Delete failure handling), so only the walker can
+// find it again once the retention or legal hold ends, as S3 lifecycle
+// does. Mode stays ModeEventDriven on those walk clones.
 func (s *Snapshot) RulesForShard(shardID int, retentionWindow time.Duration) (replay, walk *Snapshot) {
 	_ = shardID
 	replay, walk = s.derive(), s.derive()
@@ -160,6 +174,11 @@ func (s *Snapshot) RulesForShard(shardID int, retentionWindow time.Duration) (re
 		if a.Key.Kind.ReplayEligible() && !s.promoted(a, retentionWindow) {
 			c.Mode = ModeEventDriven
 			replay.actions = append(replay.actions, &c)
+			if s.locked[a.Key.Bucket] {
+				w := *a
+				w.active = true
+				walk.actions = append(walk.actions, &w)
+			}
 		} else {
 			walk.actions = append(walk.actions, &c)
 		}
@@ -206,7 +225,7 @@ func (s *Snapshot) promoted(a *CompiledAction, retentionWindow time.Duration) bo
 }
 
 func (s *Snapshot) derive() *Snapshot {
-	return &Snapshot{Rounding: s.Rounding, Buckets: s.Buckets}
+	return &Snapshot{Rounding: s.Rounding, Buckets: s.Buckets, locked: s.locked}
 }
 
 func (s *Snapshot) index() {

@@ -695,3 +695,29 @@ func TestViewsConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// In an Object Lock bucket, replay kinds are walked too: SKIPPED_OBJECT_LOCK
+// moves the cursor past the event, so only the walker can retry once the
+// lock ends. Hashes are unaffected.
+func TestRulesForShardWalksReplayKindsInLockedBuckets(t *testing.T) {
+	rules := []lifecycle.Rule{{ID: "nc", Enabled: true, NoncurrentDays: 7}}
+	locked := Compile([]Bucket{{Name: "vault", Versioning: filer.VersioningEnabled, ObjectLock: true, Rules: rules}}, lifecycle.RoundAWS).Snapshot()
+	plain := Compile([]Bucket{{Name: "vault", Versioning: filer.VersioningEnabled, Rules: rules}}, lifecycle.RoundAWS).Snapshot()
+	window := MaxEffectiveTTL(locked)
+	for _, tc := range []struct {
+		name      string
+		snap      *Snapshot
+		wantWalks int
+	}{{"locked", locked, 1}, {"plain", plain, 0}} {
+		replay, walk := tc.snap.RulesForShard(0, window)
+		if len(replay.Actions()) != 1 || len(walk.Actions()) != tc.wantWalks {
+			t.Errorf("%s: replay %d walk %d actions, want 1 and %d", tc.name, len(replay.Actions()), len(walk.Actions()), tc.wantWalks)
+		}
+		if tc.wantWalks == 1 && (walk.Actions()[0] == replay.Actions()[0] || !walk.Actions()[0].IsActive()) {
+			t.Errorf("%s: the walk clone must be its own active action", tc.name)
+		}
+	}
+	if ReplayContentHash(locked) != ReplayContentHash(plain) || PromotedHash(locked, window) != PromotedHash(plain, window) {
+		t.Error("Object Lock changed a cursor hash")
+	}
+}
