@@ -241,6 +241,9 @@ func (p *fixturePlan) planBucket(fb FixtureBucket) (plannedBucket, error) {
 		case ups[u.Key+"\x00"+u.UploadID]:
 			return pb, fmt.Errorf("upload %q of %q: listed twice", u.UploadID, u.Key)
 		}
+		if err := filer.CheckTime("initiated", u.Initiated); err != nil {
+			return pb, fmt.Errorf("upload %q of %q: %w", u.UploadID, u.Key, err)
+		}
 		ups[u.Key+"\x00"+u.UploadID] = true
 		p.add(u.Initiated.UnixNano(), filer.Event{Type: filer.EventMPUInit, Bucket: fb.Name, Key: u.Key, UploadID: u.UploadID}, nil)
 	}
@@ -266,6 +269,9 @@ func planVersions(fb FixtureBucket, fo FixtureObject) (objectRecord, error) {
 		where := fmt.Sprintf("versions[%d]", i)
 		if fv.Mtime.IsZero() {
 			return rec, fmt.Errorf("%s: mtime is required (RFC3339)", where)
+		}
+		if err := filer.CheckTime("mtime", fv.Mtime); err != nil {
+			return rec, fmt.Errorf("%s: %w", where, err)
 		}
 		if i > 0 && !fv.Mtime.After(fo.Versions[i-1].Mtime) {
 			return rec, fmt.Errorf("%s: mtime %s is not after the previous version's %s: list versions oldest first with strictly increasing mtimes",

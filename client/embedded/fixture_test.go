@@ -113,6 +113,8 @@ func TestLoadFixtureErrors(t *testing.T) {
 		{name: "duplicate bucket", fixture: `{"buckets":[{"name":"b"},{"name":"b"}]}`, want: `bucket "b": listed twice`},
 		{name: "duplicate key", fixture: `{"buckets":[{"name":"b","objects":[{"key":"k","versions":[{"mtime":"2026-01-01T00:00:00Z"}]},{"key":"k","versions":[{"mtime":"2026-01-01T00:00:00Z"}]}]}]}`, want: `object "k": listed twice`},
 		{name: "equal mtimes", fixture: obj(`{"mtime":"2026-01-01T00:00:00Z"},{"mtime":"2026-01-01T00:00:00Z"}`), want: `object "k": versions[1]: mtime 2026-01-01T00:00:00Z is not after`},
+		{name: "mtime before 1970", fixture: obj(`{"mtime":"1600-01-01T00:00:00Z"}`), want: "mtime 1600-01-01T00:00:00Z is outside 1970-01-01T00:00:00Z..2262-04-11T23:47:16Z"},
+		{name: "mtime after 2262", fixture: obj(`{"mtime":"2300-01-01T00:00:00Z"}`), want: "mtime 2300-01-01T00:00:00Z is outside"},
 		{name: "decreasing mtimes", fixture: obj(`{"mtime":"2026-02-01T00:00:00Z"},{"mtime":"2026-01-01T00:00:00Z"}`), want: "strictly increasing"},
 		{name: "missing mtime", fixture: obj(`{"size":1}`), want: "versions[0]: mtime is required"},
 		{name: "bad mtime", fixture: obj(`{"mtime":"yesterday"}`), want: `parsing time "yesterday"`},

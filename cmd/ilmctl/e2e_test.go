@@ -284,6 +284,8 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", "--filer", dir, "--shards", "16"}, cmdutil.ExitUsage, "0-15"},
 		{[]string{"run", "--filer", dir, "--now", "yesterday"}, cmdutil.ExitUsage, "RFC3339"},
 		{[]string{"run", "--filer", dir, "--due-rounding", "up"}, cmdutil.ExitUsage, "aws or exact"},
+		{[]string{"run", "--filer", dir, "--now", "2300-01-01T00:00:00Z"}, cmdutil.ExitUsage, "--now 2300-01-01T00:00:00Z is outside"},
+		{[]string{"run", "--filer", dir, "--now", "0001-01-01T00:00:00Z"}, cmdutil.ExitUsage, "--now 0001-01-01T00:00:00Z is outside"},
 		{[]string{"run", "--filer", dir, "-o", "yaml"}, cmdutil.ExitUsage, "-o table or -o json"},
 		{[]string{"run", "--filer", dir, "-runtime", "0s"}, cmdutil.ExitUsage, "must be positive"},
 		{[]string{"run", "--filer", dir, "--bogus"}, cmdutil.ExitUsage, "unknown flag"},

@@ -12,6 +12,7 @@ import (
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"github.com/ilmctl/ilmctl/core/engine"
+	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 	"github.com/ilmctl/ilmctl/render"
 	"github.com/spf13/cobra"
@@ -126,6 +127,9 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.now != "" {
 		if runNow, err = time.Parse(time.RFC3339, o.now); err != nil {
 			return cmdutil.Usage("--now %q is not RFC3339 (example: 2027-01-01T00:00:00Z)", o.now)
+		}
+		if err := filer.CheckTime("--now", runNow); err != nil {
+			return cmdutil.Usage("%v", err)
 		}
 	}
 	rnd, err := lifecycle.ParseRounding(o.dueRounding)

@@ -8,6 +8,8 @@ package filer
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"time"
 )
 
@@ -54,11 +56,14 @@ type Version struct {
 	// RetainUntil is the Object Lock retention date; zero when none.
 	RetainUntil time.Time
 	LegalHold   bool
+	// StoreToken is store-specific identity evidence, opaque to core
+	// (SeaweedFS: head file id + Extended hash); "" when the store has none.
+	StoreToken string
 }
 
 // Identity returns the identity LifecycleDelete compares before deleting.
 func (v Version) Identity() Identity {
-	return Identity{VersionID: v.VersionID, MtimeNs: v.MtimeNs, Size: v.Size, ETag: v.ETag}
+	return Identity{VersionID: v.VersionID, MtimeNs: v.MtimeNs, Size: v.Size, ETag: v.ETag, StoreToken: v.StoreToken}
 }
 
 // Object is one key with all its versions, newest first (Versions[0] is the
@@ -84,6 +89,9 @@ type Identity struct {
 	Size      int64
 	ETag      string
 	UploadID  string
+	// StoreToken is Version.StoreToken as listed, passed back unchanged to
+	// the store that issued it; core never reads it.
+	StoreToken string
 }
 
 // Outcome is the server-side result of a LifecycleDelete, per design 000 §
@@ -175,4 +183,19 @@ type Store interface {
 	ReadFile(ctx context.Context, path string) ([]byte, error)
 	// WriteFile replaces a small state file atomically.
 	WriteFile(ctx context.Context, path string, data []byte) error
+}
+
+// MinTime and MaxTime bound the times a TsNs (int64 Unix nanoseconds, never
+// negative) can hold: 1970-01-01T00:00:00Z to 2262-04-11T23:47:16Z.
+var (
+	MinTime = time.Unix(0, 0).UTC()
+	MaxTime = time.Unix(0, math.MaxInt64).UTC().Truncate(time.Second)
+)
+
+// CheckTime returns an error naming what when t cannot be stored as a TsNs.
+func CheckTime(what string, t time.Time) error {
+	if t.Before(MinTime) || t.After(MaxTime) {
+		return fmt.Errorf("%s %s is outside %s..%s, the range of Unix-nanosecond times", what, t.Format(time.RFC3339), MinTime.Format(time.RFC3339), MaxTime.Format(time.RFC3339))
+	}
+	return nil
 }
