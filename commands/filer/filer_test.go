@@ -148,3 +148,36 @@ func TestLsErrors(t *testing.T) {
 		t.Errorf("bad fixture err = %v", err)
 	}
 }
+
+// A failed load into a new directory leaves nothing behind, so a later run
+// reports "no filer" instead of passing over an empty one; a failed load
+// into an existing filer leaves it as it was.
+func TestLoadFailureLeavesNoFiler(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"buckets":[{"name":"b","colour":"red"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	if _, err := run(t, "load", bad, "--filer", fresh); err == nil {
+		t.Fatal("bad fixture loaded")
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Fatalf("failed load left %s behind (stat err %v)", fresh, err)
+	}
+
+	good := filepath.Join(t.TempDir(), "good.json")
+	if err := os.WriteFile(good, []byte(testFixture), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	existing := filepath.Join(t.TempDir(), "existing")
+	if _, err := run(t, "load", good, "--filer", existing); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := run(t, "ls", "--filer", existing, "-o", "json")
+	if _, err := run(t, "load", bad, "--filer", existing); err == nil {
+		t.Fatal("bad fixture loaded")
+	}
+	if after, err := run(t, "ls", "--filer", existing, "-o", "json"); err != nil || after != before {
+		t.Fatalf("failed load changed an existing filer: %v", err)
+	}
+}

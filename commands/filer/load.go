@@ -2,11 +2,14 @@ package filer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/ilmctl/ilmctl/client"
+	"github.com/ilmctl/ilmctl/client/embedded"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -51,13 +54,31 @@ already holds is an error; load into a fresh --filer directory.`,
 	return cmd
 }
 
+// removeFiler deletes a just-created embedded filer: its database file and
+// its directory when nothing else is in it.
+func removeFiler(f client.Filer) {
+	d, ok := f.(interface{ Dir() string })
+	if !ok {
+		return
+	}
+	os.Remove(filepath.Join(d.Dir(), embedded.DBFile))
+	os.Remove(d.Dir())
+}
+
 func runLoad(ctx context.Context, w io.Writer, path, dir string) error {
 	in, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open fixture: %w", err)
 	}
 	defer in.Close()
-	f, err := client.Open(ctx, dir, client.Options{})
+	// A filer this load creates is removed again if the load fails, so a
+	// bad fixture never leaves an empty filer that a later run would pass
+	// over as if it were real.
+	f, err := client.Open(ctx, dir, client.Options{MustExist: true})
+	created := errors.Is(err, client.ErrNoFiler)
+	if created {
+		f, err = client.Open(ctx, dir, client.Options{})
+	}
 	if err != nil {
 		return err
 	}
@@ -66,6 +87,9 @@ func runLoad(ctx context.Context, w io.Writer, path, dir string) error {
 		err = fmt.Errorf("close filer %s: %w", dir, cerr)
 	}
 	if err != nil {
+		if created {
+			removeFiler(f)
+		}
 		return fmt.Errorf("load %s: %w", path, err)
 	}
 	_, err = fmt.Fprintf(w, "loaded %d buckets, %d objects, %d versions, %d uploads (%d meta-log events) into %s\n",
