@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -64,5 +66,23 @@ func TestOpenMustExist(t *testing.T) {
 	defer f.Close()
 	if got, err := f.ReadFile(context.Background(), "/x"); err != nil || string(got) != "1" {
 		t.Errorf("reopened ReadFile = %q, %v", got, err)
+	}
+}
+
+// A truncated filer.db is refused with ErrDamaged instead of faulting in
+// bbolt's memory map.
+func TestOpenRefusesTruncatedDatabase(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	path := filepath.Join(dir, DBFile)
+	if err := os.Truncate(path, 40000); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{MustExist: true}); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "40000 bytes") {
+		t.Fatalf("Open(truncated) = %v, want ErrDamaged naming the size", err)
 	}
 }

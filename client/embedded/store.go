@@ -90,6 +90,30 @@ type Filer struct {
 
 var _ filer.Store = (*Filer)(nil)
 
+// ErrDamaged matches a filer.db that cannot be a bbolt database.
+var ErrDamaged = errors.New("filer database is damaged")
+
+// checkSize refuses a database file that is not a whole number of pages:
+// bbolt maps the file into memory and a truncated one faults (SIGBUS) on
+// first read instead of returning an error. A missing file is fine (Open
+// creates it).
+func checkSize(path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("filer %s: %w", path, err)
+	}
+	// bbolt's page is the creating machine's OS page, a multiple of 4 KiB,
+	// and a database holds at least four of them.
+	const page = 4096
+	if n := fi.Size(); n != 0 && (n%page != 0 || n < 4*page) {
+		return fmt.Errorf("%w: %s is %d bytes, not a whole number of %d-byte pages (truncated?): restore it from a backup or load a fresh filer", ErrDamaged, path, n, page)
+	}
+	return nil
+}
+
 // Open opens (creating unless opts.MustExist) the embedded filer in dir.
 func Open(dir string, opts Options) (*Filer, error) {
 	if dir == "" {
@@ -104,6 +128,9 @@ func Open(dir string, opts Options) (*Filer, error) {
 		}
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create filer dir %s: %w", dir, err)
+	}
+	if err := checkSize(path); err != nil {
+		return nil, err
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
 	if errors.Is(err, bolt.ErrTimeout) {
