@@ -290,6 +290,10 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", "--filer", dir, "-runtime", "0s"}, cmdutil.ExitUsage, "must be positive"},
 		{[]string{"run", "--filer", dir, "--bogus"}, cmdutil.ExitUsage, "unknown flag"},
 		{[]string{"run", "--filer", filepath.Join(t.TempDir(), "missing")}, cmdutil.ExitFailure, "filer load"},
+		{[]string{"bogus"}, cmdutil.ExitUsage, `unknown command "bogus" for "ilmctl"`},
+		{[]string{"filer", "bogus"}, cmdutil.ExitUsage, `unknown command "bogus" for "ilmctl filer"`},
+		{[]string{"journal", "bogus"}, cmdutil.ExitUsage, `unknown command "bogus"`},
+		{[]string{"run", "extra-arg"}, cmdutil.ExitUsage, "takes no arguments"},
 	} {
 		_, stderr, code := execute(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.msg) || strings.Contains(stderr, "goroutine") {

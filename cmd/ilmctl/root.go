@@ -33,6 +33,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
 	})
+	cmdutil.Group(root)
 	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand())
 	return root
 }

@@ -65,3 +65,25 @@ func AddOutputFlag(cmd *cobra.Command) func() (render.Format, error) {
 // DefaultFilerPath is where the embedded filer lives unless --filer says
 // otherwise.
 const DefaultFilerPath = "./ilmctl-data"
+
+// NoArgs is cobra.NoArgs as a usage error (exit 2).
+func NoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return Usage("%s takes no arguments, got %q (see '%s --help')", cmd.CommandPath(), args[0], cmd.CommandPath())
+	}
+	return nil
+}
+
+// Group makes cmd a command group: run alone it prints its help, and an
+// unknown subcommand is a usage error (exit 2) instead of cobra's help
+// with exit 0.
+func Group(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return Usage("unknown command %q for %q (see '%s --help')", args[0], c.CommandPath(), c.CommandPath())
+		}
+		return nil
+	}
+	cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	return cmd
+}

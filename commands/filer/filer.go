@@ -25,7 +25,7 @@ the difference is what the pass expired.`,
   ilmctl filer ls --filer ./ilmctl-data --bucket logs`,
 	}
 	cmd.AddCommand(newLoadCommand(), newLsCommand())
-	return cmd
+	return cmdutil.Group(cmd)
 }
 
 func addFilerFlag(cmd *cobra.Command, dir *string) {

@@ -55,7 +55,7 @@ Ls never creates a filer: a directory without filer.db is an error.`,
 		Example: `  ilmctl filer ls
   ilmctl filer ls --filer /tmp/ilm-demo --bucket logs
   ilmctl filer ls -o json | jq '.versions[] | select(.is_latest)'`,
-		Args: cobra.NoArgs,
+		Args: cmdutil.NoArgs,
 	}
 	format := cmdutil.AddOutputFlag(cmd)
 	addFilerFlag(cmd, &dir)

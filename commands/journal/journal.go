@@ -63,7 +63,7 @@ pins it so a run is reproducible.`,
   ilmctl journal ls --meta dir:/srv/meta0 --filer ./ilmctl-data --classification needs_source_proof`,
 	}
 	cmd.AddCommand(newLs(), newShow())
-	return cmd
+	return cmdutil.Group(cmd)
 }
 
 type common struct {
@@ -142,7 +142,7 @@ whether leases and owner windows have expired, and the AGE column.`,
 		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b --now 2025-06-15T00:00:00Z
   ilmctl journal ls --meta dir:/srv/meta0 --meta s3://10.0.0.5:9000/meta --classification corrupt -o json
   ilmctl journal ls --meta testdata/ilm/pool-a --filer ./ilmctl-data --protocol tier_delete_journal`,
-		Args: cobra.NoArgs,
+		Args: cmdutil.NoArgs,
 	}
 	c.flags(cmd)
 	cmd.Flags().StringVar(&protocol, "protocol", "", "only this protocol: tier_delete_journal, tier_delete_manifest, transition_transaction, manual_transition, other")

@@ -88,7 +88,7 @@ Exit codes: 0 pass ok; 1 error (bad filer, unreadable config); 2 bad flags;
   # cursors in a bucket, refusing to run unless the server honours If-Match
   # on DeleteObject
   ilmctl run --filer s3://127.0.0.1:8333 --s3-path-style --state s3://ilmctl/state --check-cas`,
-		Args: cobra.NoArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
