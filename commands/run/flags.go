@@ -22,12 +22,12 @@ func parseShards(s string) ([]int, error) {
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, err := shardNum(lo)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--shards %q: %w (examples: 0-7, 1,5,9)", s, err)
 		}
 		b := a
 		if isRange {
 			if b, err = shardNum(hi); err != nil {
-				return nil, err
+				return nil, fmt.Errorf("--shards %q: %w (examples: 0-7, 1,5,9)", s, err)
 			}
 			if b < a {
 				return nil, fmt.Errorf("--shards %q: range %s is backwards", s, part)
@@ -43,7 +43,7 @@ func parseShards(s string) ([]int, error) {
 func shardNum(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 0 || n > 15 {
-		return 0, fmt.Errorf("--shards: %q is not a shard number 0-15 (examples: 0-7, 1,5,9)", s)
+		return 0, fmt.Errorf("%q is not a shard number 0-15", s)
 	}
 	return n, nil
 }
@@ -53,6 +53,8 @@ func shardNum(s string) (int, error) {
 // the rate when burst is 0). deletesPerSecond 0 means unlimited (nil).
 func newLimiter(deletesPerSecond float64, burst, workers int) (*rate.Limiter, error) {
 	switch {
+	case math.IsNaN(deletesPerSecond) || math.IsInf(deletesPerSecond, 0):
+		return nil, fmt.Errorf("--deletes-per-second %v is not a number of deletes per second (0 = unlimited)", deletesPerSecond)
 	case deletesPerSecond < 0:
 		return nil, fmt.Errorf("--deletes-per-second %v must be >= 0 (0 = unlimited)", deletesPerSecond)
 	case burst < 0:

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ func TestParseShards(t *testing.T) {
 		{"0-1, 14-15", []int{0, 1, 14, 15}, ""},
 		{"15", []int{15}, ""},
 		{"16", nil, "not a shard number 0-15"},
-		{"-1", nil, "not a shard number"},
+		{"-1", nil, `--shards "-1": "" is not a shard number`},
 		{"7-3", nil, "backwards"},
 		{"a", nil, "not a shard number"},
 		{"1,,2", nil, "not a shard number"},
@@ -57,6 +58,8 @@ func TestNewLimiter(t *testing.T) {
 		{"negative rate", -1, 0, 1, false, 0, 0, "--deletes-per-second"},
 		{"negative burst", 1, -1, 1, false, 0, 0, "--burst"},
 		{"zero workers", 1, 0, 0, false, 0, 0, "--workers"},
+		{"NaN rate", math.NaN(), 0, 1, false, 0, 0, "is not a number"},
+		{"infinite rate", math.Inf(1), 0, 1, false, 0, 0, "is not a number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := newLimiter(tc.dps, tc.burst, tc.workers)

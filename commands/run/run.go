@@ -177,9 +177,29 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	if res.Status() != dailyrun.StatusOK {
-		return cmdutil.Incomplete(fmt.Errorf("pass %s: %d of %d shards did not finish; cursors saved, the next pass resumes", res.Status(), res.Errors(), len(res.Shards)))
+		return cmdutil.Incomplete(incomplete(res))
 	}
 	return nil
+}
+
+// incomplete says how a pass that did not finish left its cursors: the next
+// pass resumes from the saved ones; a shard without one (a dry run, an
+// unfinished recovery walk, a dead filer) starts over.
+func incomplete(res *dailyrun.Result) error {
+	saved := 0
+	for _, s := range res.Shards {
+		if s.CursorSaved {
+			saved++
+		}
+	}
+	cursors := fmt.Sprintf("cursors saved for %d of %d shards; the next pass resumes from them", saved, len(res.Shards))
+	switch {
+	case res.DryRun:
+		cursors = "dry run: no cursor saved"
+	case saved == 0:
+		cursors = "no cursor saved; the next pass starts from the previous cursors"
+	}
+	return fmt.Errorf("pass %s: %d of %d shards did not finish; %s", res.Status(), res.Errors(), len(res.Shards), cursors)
 }
 
 func (o *options) config() (dailyrun.Config, error) {

@@ -64,7 +64,7 @@ func (p *pass) withRetry(ctx context.Context, fn func() error) error {
 	rp := p.cfg.Retry
 	var err error
 	for n := 1; ; n++ {
-		if err = fn(); err == nil || ctx.Err() != nil || n >= rp.attempts() {
+		if err = fn(); err == nil || ctx.Err() != nil || isCancel(err) || n >= rp.attempts() {
 			break
 		}
 		if serr := rp.sleep(ctx, rp.Backoff(n)); serr != nil {
@@ -75,6 +75,12 @@ func (p *pass) withRetry(ctx context.Context, fn func() error) error {
 		return ctx.Err()
 	}
 	return err
+}
+
+// isCancel reports whether err means the pass ran out of time or was
+// interrupted, rather than a store failure.
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // versionTarget is obj.Versions[idx].
@@ -134,7 +140,9 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 		if p.cfg.Limiter != nil {
 			waitStart := p.cfg.Clock()
 			if werr := p.cfg.Limiter.Wait(ctx); werr != nil {
-				return werr
+				// Wait fails at once when the next token would come after
+				// ctx's deadline: the pass is out of time, not the store.
+				return fmt.Errorf("%w: %v", context.DeadlineExceeded, werr)
 			}
 			s.res.LimiterWait += p.cfg.Clock().Sub(waitStart)
 		}
@@ -144,7 +152,7 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 	})
 	target := fmt.Sprintf("%s/%s", bucket, a.Key)
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		if isCancel(err) {
 			return false, err
 		}
 		a.Outcome, a.Err = OutcomeError, err.Error()

@@ -10,6 +10,7 @@ import (
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
+	"golang.org/x/time/rate"
 )
 
 var day = 24 * time.Hour
@@ -414,4 +415,29 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// A rate limit that cannot hand out the next token before the -runtime
+// deadline cancels the pass: the shard is cancelled, not halted, and no
+// ERROR action is recorded against the store.
+func TestRunLimiterDeadlineIsCancellation(t *testing.T) {
+	st := newFakeStore()
+	st.addBucket("logs", filer.VersioningOff)
+	st.put("logs", "a", "v1", ts("2026-11-20T00:00:00Z"), 1)
+	st.put("logs", "b", "v1", ts("2026-11-20T00:00:01Z"), 1)
+	snap := snapshotOf("logs", filer.VersioningOff, expireDays("r", 1))
+	runPass(t, context.Background(), st, snap, ts("2026-11-20T01:00:00Z"), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	res := runPass(t, ctx, st, snap, ts("2026-11-30T00:00:00Z"), func(c *Config) {
+		c.Limiter = rate.NewLimiter(rate.Every(24*time.Hour), 1) // one token, the next a day later
+	})
+	for _, a := range res.Actions {
+		if a.Outcome == OutcomeError {
+			t.Fatalf("limiter deadline recorded as a store error: %+v", a)
+		}
+	}
+	if res.Status() != StatusCancelled || len(st.deletes) != 1 {
+		t.Fatalf("status %s, %d deletes; want cancelled after the one token", res.Status(), len(st.deletes))
+	}
 }

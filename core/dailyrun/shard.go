@@ -2,7 +2,6 @@ package dailyrun
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -203,7 +202,7 @@ func (p *pass) recoveryReason(s *shardRun) string {
 func (p *pass) halt(s *shardRun, err error) {
 	s.res.Err = err.Error()
 	s.res.Status = StatusHalted
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if isCancel(err) {
 		s.res.Status = StatusCancelled
 	}
 }
