@@ -58,7 +58,7 @@ even with --filer; docs/journal.md has the table.
 
 Classification depends on the clock (lease and owner-window expiry); --now
 pins it so a run is reproducible.`,
-		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b --now 2025-06-15T00:00:00Z
+		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b --now 2025-06-15T15:06:40Z
   ilmctl journal ls --meta testdata/ilm/pool-a --protocol tier_delete_journal -o json
   ilmctl journal ls --meta dir:/srv/meta0 --filer ./ilmctl-data --classification needs_source_proof`,
 	}
@@ -139,7 +139,7 @@ records are needs_source_proof. A lookup error is never taken as absence.
 
 --now sets the time records are classified at (default: now); it decides
 whether leases and owner windows have expired, and the AGE column.`,
-		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b --now 2025-06-15T00:00:00Z
+		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b --now 2025-06-15T15:06:40Z
   ilmctl journal ls --meta dir:/srv/meta0 --meta s3://10.0.0.5:9000/meta --classification corrupt -o json
   ilmctl journal ls --meta testdata/ilm/pool-a --filer ./ilmctl-data --protocol tier_delete_journal`,
 		Args: cmdutil.NoArgs,
@@ -308,7 +308,7 @@ work as for 'journal ls'.`,
 		Example: `  ilmctl journal show ilm/tier-delete-journal/a3eca9108685e477bb8096e245161342e7d411ac07a55d490be3782cc892d2a4.json \
       --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b
   ilmctl journal show ilm/transition-transactions/records/d0/00/d0000000000040008000000000000005.json \
-      --meta testdata/ilm/pool-a --now 2025-06-15T00:00:00Z --raw -o json`,
+      --meta testdata/ilm/pool-a --now 2025-06-15T15:06:40Z --raw -o json`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return cmdutil.Usage("journal show needs exactly one PATH, e.g. ilm/tier-delete-journal/<digest>.json")
