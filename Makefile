@@ -33,7 +33,7 @@ test-integration: ## build and start a real SeaweedFS on loopback, run the integ
 	$(IT_ENV) $(GO) test -tags integration -race -count=1 -p 1 -timeout 30m ./...; \
 		rc=$$?; scripts/seaweedfs.sh stop; exit $$rc
 
-demo: build ## load the demo fixture into $(DEMO) and run lifecycle passes on it
+demo: build ## load testdata/demo/fixture.json into ./demo-data and run lifecycle passes on it
 	@rm -rf $(DEMO)
 	@echo "== load testdata/demo/fixture.json into an embedded filer at $(DEMO)"
 	$(BIN) filer load testdata/demo/fixture.json --filer $(DEMO)
@@ -55,8 +55,14 @@ lint: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-fuzz: ## run each fuzz target for 20s
-	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=20s ./core/lifecycle
+FUZZTIME ?= 20s
+fuzz: ## run every fuzz target (decoders, lifecycle XML) for 20s each (FUZZTIME=)
+	@for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$pkg $$f"; \
+			$(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
 
 clean: ## remove build output and the demo filer
 	rm -rf bin $(DEMO) ilmctl-data
