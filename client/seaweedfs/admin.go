@@ -80,3 +80,39 @@ func (s *Store) SetVersionNoncurrentSince(ctx context.Context, bucket, key, vers
 	}
 	return nil
 }
+
+// MetaLogPersistedNs returns when the filer last appended to its persisted
+// meta-log: the newest chunk ModifiedTsNs (Unix nanoseconds) in the latest
+// day directory, 0 when nothing is persisted. SeaweedFS keeps the newest
+// meta-log events in memory and appends them to these files once a minute
+// (weed/filer/filer.go LogFlushInterval); events still in memory when the
+// filer dies uncleanly are lost to every subscriber. A chunk committed
+// after an event was written comes from a flush that holds it, unless that
+// flush sealed its window during the milliseconds of its own upload. For
+// tests and demos that stop the server.
+func (s *Store) MetaLogPersistedNs(ctx context.Context) (int64, error) {
+	days, err := s.listAll(ctx, metaLogDir)
+	if err != nil {
+		return 0, err
+	}
+	var last *filer_pb.Entry
+	for _, d := range days {
+		if d.IsDirectory && (last == nil || d.Name > last.Name) {
+			last = d
+		}
+	}
+	if last == nil {
+		return 0, nil
+	}
+	files, err := s.listAll(ctx, metaLogDir+"/"+last.Name)
+	if err != nil {
+		return 0, err
+	}
+	var newest int64
+	for _, f := range files {
+		for _, c := range f.GetChunks() {
+			newest = max(newest, c.GetModifiedTsNs())
+		}
+	}
+	return newest, nil
+}

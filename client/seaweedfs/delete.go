@@ -3,9 +3,7 @@ package seaweedfs
 import (
 	"context"
 	"fmt"
-	"path"
 	"strings"
-	"sync"
 
 	"github.com/seaweedfs/seaweedfs/weed/pb/s3_lifecycle_pb"
 
@@ -44,17 +42,19 @@ var outcomes = map[s3_lifecycle_pb.LifecycleDeleteOutcome]filer.Outcome{
 // latest), object_path ".uploads/<id>" for AbortMPU as SeaweedFS's router
 // sends it, and no rule hash (the server does not read it).
 //
-// The identity is the witness recorded when the version was last listed or
-// looked up through this Store, if its mtime, size and ETag equal
-// req.Expected. Otherwise (evicted, or never listed here) the live entry is
-// read: if it no longer has the expected mtime, size and ETag the result is
-// NOOP_RESOLVED without a call, else its witness is sent. In that fallback a
-// change to the Extended map alone (tags, retention) between the listing
-// and this call is not detected; filer.Identity has no field to carry the
-// head fid and Extended hash from the listing (see the package report).
+// The identity sent is the one the version had when it was listed or
+// looked up: req.Expected's MtimeNs and Size, and the head fid and
+// Extended hash from its StoreToken. Nothing is re-read, so any change
+// after the listing — an overwrite, or tags or retention alone — makes the
+// server answer NOOP_RESOLVED. The ETag is not sent: the server does not
+// compare it, and it is either in the Extended map or derived from the
+// chunks, which the hash and the head fid pin.
 //
-// An unknown kind is BLOCKED without a call; an outcome outside the five
-// known ones is an error, as is every transport failure.
+// An unknown kind, a version kind without a version ID and an identity
+// without a token this package issued (ErrBadStoreToken: the version was
+// not read through a seaweedfs Store, so there is nothing sound to compare)
+// are BLOCKED without a call; an outcome outside the five known ones is an
+// error, as is every transport failure.
 func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
 	kind, ok := kinds[lifecycle.ActionKind(req.Kind)]
 	if !ok {
@@ -80,16 +80,13 @@ func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 		if req.Expected.VersionID == "" {
 			return filer.OutcomeBlocked, nil
 		}
-		w, found, err := s.witnessFor(ctx, req)
+		extHash, headFid, err := parseStoreToken(req.Expected.StoreToken)
 		if err != nil {
-			return "", err
-		}
-		if !found {
-			return filer.OutcomeNoopResolved, nil
+			return filer.OutcomeBlocked, nil
 		}
 		pb.VersionId = req.Expected.VersionID
 		pb.ExpectedIdentity = &s3_lifecycle_pb.EntryIdentity{
-			MtimeNs: w.id.MtimeNs, Size: w.id.Size, HeadFid: w.headFid, ExtendedHash: w.extHash,
+			MtimeNs: req.Expected.MtimeNs, Size: req.Expected.Size, HeadFid: headFid, ExtendedHash: extHash,
 		}
 	}
 	actx, err := s.auth.outgoing(ctx)
@@ -105,66 +102,4 @@ func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 		return "", fmt.Errorf("LifecycleDelete %s/%s: unknown outcome %v (%s)", req.Bucket, req.Key, resp.GetOutcome(), resp.GetReason())
 	}
 	return out, nil
-}
-
-// witnessFor returns the CAS witness for req's version; found is false
-// when the live version no longer matches req.Expected.
-func (s *Store) witnessFor(ctx context.Context, req filer.DeleteRequest) (witness, bool, error) {
-	if w, ok := s.witnesses.get(req.Bucket, req.Key, req.Expected.VersionID); ok && sameIdentity(w.id, req.Expected) {
-		return w, true, nil
-	}
-	dir, name := path.Split(s.bucketDir(req.Bucket) + "/" + strings.TrimSuffix(req.Key, "/"))
-	dir = strings.TrimSuffix(dir, "/")
-	if req.Expected.VersionID != filer.NullVersionID {
-		dir, name = dir+"/"+name+versionsSuffix, versionFileName(req.Expected.VersionID)
-	}
-	e, err := s.lookup(ctx, dir, name)
-	if err != nil || e == nil {
-		return witness{}, false, err
-	}
-	w := witnessOf(e, req.Expected.VersionID)
-	if !sameIdentity(w.id, req.Expected) {
-		return witness{}, false, nil
-	}
-	return w, true, nil
-}
-
-func sameIdentity(a, b filer.Identity) bool {
-	return a.VersionID == b.VersionID && a.MtimeNs == b.MtimeNs && a.Size == b.Size && a.ETag == b.ETag
-}
-
-// witnessCache keeps the witnesses of recently listed versions, bounded by
-// two generations: when the current one fills it becomes the previous and
-// the older is dropped. A dispatch follows its listing page or lookup
-// closely, so a recent witness is what it needs.
-type witnessCache struct {
-	mu        sync.Mutex
-	limit     int
-	cur, prev map[witnessKey]witness
-}
-
-type witnessKey struct{ bucket, key, versionID string }
-
-func newWitnessCache(limit int) *witnessCache {
-	return &witnessCache{limit: max(limit/2, 1), cur: map[witnessKey]witness{}}
-}
-
-func (c *witnessCache) put(bucket, key string, w witness) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.cur) >= c.limit {
-		c.prev, c.cur = c.cur, make(map[witnessKey]witness, c.limit)
-	}
-	c.cur[witnessKey{bucket, key, w.id.VersionID}] = w
-}
-
-func (c *witnessCache) get(bucket, key, versionID string) (witness, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k := witnessKey{bucket, key, versionID}
-	if w, ok := c.cur[k]; ok {
-		return w, true
-	}
-	w, ok := c.prev[k]
-	return w, ok
 }

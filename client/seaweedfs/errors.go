@@ -29,4 +29,8 @@ var (
 	ErrBadAddress = errors.New("bad seaweedfs address")
 	// ErrBadSecurityConfig is a security.toml that cannot be read or parsed.
 	ErrBadSecurityConfig = errors.New("bad SeaweedFS security configuration")
+	// ErrBadStoreToken is a delete whose expected identity carries no store
+	// token this package issued (empty or malformed): the version was not
+	// listed or looked up through a seaweedfs Store.
+	ErrBadStoreToken = errors.New("identity carries no SeaweedFS store token")
 )

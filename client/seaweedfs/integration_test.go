@@ -323,6 +323,49 @@ func TestOverwrittenBeforeDelete(t *testing.T) {
 	assertLeft(t, s3c, st, b, []string{}, []string{})
 }
 
+// TestRetaggedBeforeDelete: a version listed, then retagged (its Extended
+// map alone changes: same mtime, size and chunks), must survive a delete
+// planned from the listing; the store token carries the listed Extended
+// hash, so the server sees the change.
+func TestRetaggedBeforeDelete(t *testing.T) {
+	s3c, st, _ := target(t)
+	b := s3c.CreateBucket(t, "retag")
+	s3c.PutVersioning(t, b, "Enabled")
+	v1, _ := s3c.PutObject(t, b, "k", "old", map[string]string{"tmp": "yes"})
+	v2, _ := s3c.PutObject(t, b, "k", "new", nil)
+	c := context.Background()
+	objs, _, err := st.ListObjects(c, b, "", 10)
+	if err != nil || len(objs) != 1 || len(objs[0].Versions) != 2 || objs[0].Versions[1].VersionID != v1 {
+		t.Fatalf("listing: %+v, %v", objs, err)
+	}
+	listed := objs[0].Versions[1]
+	_, err = s3c.C.PutObjectTagging(c, &s3.PutObjectTaggingInput{
+		Bucket: aws.String(b), Key: aws.String("k"), VersionId: aws.String(v1),
+		Tagging: &s3types.Tagging{TagSet: []s3types.Tag{{Key: aws.String("tmp"), Value: aws.String("no")}}},
+	})
+	if err != nil {
+		t.Fatalf("retag: %v", err)
+	}
+	obj, _, err := st.LookupObject(c, b, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live := obj.Versions[1]; live.MtimeNs != listed.MtimeNs || live.Size != listed.Size || live.ETag != listed.ETag {
+		t.Fatalf("the retag changed more than the Extended map: listed %+v, live %+v", listed, live)
+	}
+	req := filer.DeleteRequest{Bucket: b, Key: "k", Kind: string(lifecycle.NoncurrentDays), RuleID: "tmp", Expected: listed.Identity()}
+	if out, err := st.LifecycleDelete(c, req); err != nil || out != filer.OutcomeNoopResolved {
+		t.Fatalf("delete with the pre-retag identity: %s %v, want NOOP_RESOLVED", out, err)
+	}
+	assertLeft(t, s3c, st, b, []string{"k@" + v1, "k@" + v2}, []string{})
+	// With the identity read after the retag the same delete goes through.
+	req.Expected = obj.Versions[1].Identity()
+	if out, err := st.LifecycleDelete(c, req); err != nil || out != filer.OutcomeDone {
+		t.Fatalf("delete with the live identity: %s %v, want DONE", out, err)
+	}
+	assertLeft(t, s3c, st, b, []string{"k@" + v2}, []string{})
+}
+
 // TestReplayDeletes: after a first pass (cold start), an object aged later
 // is expired by replaying its meta-log event, not by a walk.
 func TestReplayDeletes(t *testing.T) {

@@ -70,16 +70,6 @@ func parseBucket(e *filer_pb.Entry) (filer.Bucket, error) {
 	return b, nil
 }
 
-// witness is the full LifecycleDelete CAS witness of one version entry
-// (weed/s3api/s3api_internal_lifecycle.go computeEntryIdentity): the
-// filer.Identity fields plus the head chunk's file id and the hash of the
-// Extended map, which filer.Identity has no room for.
-type witness struct {
-	id      filer.Identity
-	headFid string
-	extHash []byte
-}
-
 // mtimeNs combines FuseAttributes' Mtime (seconds) and MtimeNs (the
 // nanosecond component) into Unix nanoseconds, as computeEntryIdentity does.
 func mtimeNs(e *filer_pb.Entry) int64 {
@@ -87,15 +77,43 @@ func mtimeNs(e *filer_pb.Entry) int64 {
 	return a.GetMtime()*int64(time.Second) + int64(a.GetMtimeNs())
 }
 
-func witnessOf(e *filer_pb.Entry, versionID string) witness {
-	w := witness{id: filer.Identity{VersionID: versionID, MtimeNs: mtimeNs(e), Size: int64(e.GetAttributes().GetFileSize()), ETag: etagOf(e)}}
+// The store token (filer.Version.StoreToken) carries the two parts of the
+// LifecycleDelete CAS witness that filer.Identity has no field for
+// (weed/s3api/s3api_internal_lifecycle.go computeEntryIdentity): the hash
+// of the Extended map and the head chunk's file id, written
+// "<hex hash>/<head fid>". Either part may be empty (no Extended entries,
+// no chunks); the hash is otherwise sha256-sized, and a file id
+// ("3,01637037d6") never holds a "/". The separator is always present, so
+// a token is never "" and "" means the version was not read through this
+// store.
+const storeTokenSep = "/"
+
+// storeTokenOf returns e's store token.
+func storeTokenOf(e *filer_pb.Entry) string {
+	fid := ""
 	if chunks := e.GetChunks(); len(chunks) > 0 {
-		// Meta-log and listing entries may carry only Fid; GetFileIdString
+		// Listing and meta-log entries may carry only Fid; GetFileIdString
 		// rebuilds the string the server compares.
-		w.headFid = chunks[0].GetFileIdString()
+		fid = chunks[0].GetFileIdString()
 	}
-	w.extHash = hashExtended(e.Extended)
-	return w
+	return hex.EncodeToString(hashExtended(e.Extended)) + storeTokenSep + fid
+}
+
+// parseStoreToken splits a token storeTokenOf made into the Extended hash
+// (nil when the map was empty, as HashExtended returns) and the head fid.
+func parseStoreToken(tok string) (extHash []byte, headFid string, err error) {
+	h, fid, ok := strings.Cut(tok, storeTokenSep)
+	if !ok {
+		return nil, "", fmt.Errorf("%w: %q has no %q", ErrBadStoreToken, tok, storeTokenSep)
+	}
+	if h == "" {
+		return nil, fid, nil
+	}
+	extHash, err = hex.DecodeString(h)
+	if err != nil || len(extHash) != sha256.Size {
+		return nil, "", fmt.Errorf("%w: %q: Extended hash is not %d hex bytes", ErrBadStoreToken, tok, sha256.Size)
+	}
+	return extHash, fid, nil
 }
 
 // hashExtended is the Extended-map fingerprint both sides of the
@@ -189,10 +207,11 @@ func versionFromEntry(e *filer_pb.Entry, versionID string) (filer.Version, error
 		return filer.Version{}, fmt.Errorf("%w: %s (version %s): %s", ErrBadEntry, e.Name, versionID, fmt.Sprintf(format, args...))
 	}
 	v := filer.Version{
-		VersionID: versionID,
-		MtimeNs:   mtimeNs(e),
-		Size:      int64(e.GetAttributes().GetFileSize()),
-		ETag:      etagOf(e),
+		VersionID:  versionID,
+		MtimeNs:    mtimeNs(e),
+		Size:       int64(e.GetAttributes().GetFileSize()),
+		ETag:       etagOf(e),
+		StoreToken: storeTokenOf(e),
 	}
 	if raw, ok := e.Extended[extDeleteMarker]; ok {
 		switch string(raw) {
@@ -249,7 +268,7 @@ type objectParts struct {
 }
 
 // assemble orders the key's versions newest first with the latest at
-// index 0, and returns each version's CAS witness in the same order.
+// index 0.
 //
 // The latest is decided as SeaweedFS decides it
 // (weed/s3api/s3api_object_versioning.go doGetLatestObjectVersion,
@@ -261,10 +280,9 @@ type objectParts struct {
 // null object's mtime seconds are strictly newer. The others follow by
 // time, newest first: the id's embedded timestamp for versions, mtime for
 // the null version.
-func assemble(p objectParts) (filer.Object, []witness, bool, error) {
+func assemble(p objectParts) (filer.Object, bool, error) {
 	type item struct {
 		v  filer.Version
-		w  witness
 		ts int64
 	}
 	var items []item
@@ -272,33 +290,33 @@ func assemble(p objectParts) (filer.Object, []witness, bool, error) {
 	for _, f := range p.files {
 		id, ok := versionIDFromFileName(f.Name)
 		if !ok || f.IsDirectory {
-			return filer.Object{}, nil, false, fmt.Errorf("%w: %s%s/%s is not a v_<id> version file", ErrBadEntry, p.key, versionsSuffix, f.Name)
+			return filer.Object{}, false, fmt.Errorf("%w: %s%s/%s is not a v_<id> version file", ErrBadEntry, p.key, versionsSuffix, f.Name)
 		}
 		if stamp := string(f.Extended[extVersionID]); stamp != "" && stamp != id {
-			return filer.Object{}, nil, false, fmt.Errorf("%w: %s%s/%s carries %s=%q", ErrBadEntry, p.key, versionsSuffix, f.Name, extVersionID, stamp)
+			return filer.Object{}, false, fmt.Errorf("%w: %s%s/%s carries %s=%q", ErrBadEntry, p.key, versionsSuffix, f.Name, extVersionID, stamp)
 		}
 		v, err := versionFromEntry(f, id)
 		if err != nil {
-			return filer.Object{}, nil, false, fmt.Errorf("%s: %w", p.key, err)
+			return filer.Object{}, false, fmt.Errorf("%s: %w", p.key, err)
 		}
 		ts, ok := versionTimestampNs(id)
 		if !ok {
 			ts = v.MtimeNs
 		}
 		byID[id] = len(items)
-		items = append(items, item{v: v, w: witnessOf(f, id), ts: ts})
+		items = append(items, item{v: v, ts: ts})
 	}
 	nullIdx := -1
 	if p.bare != nil {
 		v, err := versionFromEntry(p.bare, filer.NullVersionID)
 		if err != nil {
-			return filer.Object{}, nil, false, fmt.Errorf("%s: %w", p.key, err)
+			return filer.Object{}, false, fmt.Errorf("%s: %w", p.key, err)
 		}
 		nullIdx = len(items)
-		items = append(items, item{v: v, w: witnessOf(p.bare, filer.NullVersionID), ts: v.MtimeNs})
+		items = append(items, item{v: v, ts: v.MtimeNs})
 	}
 	if len(items) == 0 {
-		return filer.Object{Key: p.key}, nil, false, nil
+		return filer.Object{Key: p.key}, false, nil
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		if items[i].ts != items[j].ts {
@@ -322,7 +340,7 @@ func assemble(p objectParts) (filer.Object, []witness, bool, error) {
 	switch {
 	case pointer != "":
 		if _, ok := byID[pointer]; !ok {
-			return filer.Object{}, nil, false, fmt.Errorf("%w: %s%s points to %q", ErrDanglingLatest, p.key, versionsSuffix, pointer)
+			return filer.Object{}, false, fmt.Errorf("%w: %s%s points to %q", ErrDanglingLatest, p.key, versionsSuffix, pointer)
 		}
 		latest = find(pointer)
 	case nullIdx >= 0 && (p.versions == nil || string(p.versions.Extended[extNullVersionIsLatest]) == "true"):
@@ -350,13 +368,11 @@ func assemble(p objectParts) (filer.Object, []witness, bool, error) {
 		items[0] = it
 	}
 	obj := filer.Object{Key: p.key, Versions: make([]filer.Version, len(items))}
-	ws := make([]witness, len(items))
 	for i := range items {
 		obj.Versions[i] = items[i].v
 		obj.Versions[i].IsLatest = i == 0
-		ws[i] = items[i].w
 	}
-	return obj, ws, true, nil
+	return obj, true, nil
 }
 
 func (p objectParts) versionFile(id string) *filer_pb.Entry {

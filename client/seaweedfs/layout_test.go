@@ -1,6 +1,7 @@
 package seaweedfs
 
 import (
+	"encoding/hex"
 	"errors"
 	"testing"
 	"time"
@@ -45,6 +46,53 @@ func TestHashExtendedMatchesSeaweedFS(t *testing.T) {
 	} {
 		if d := cmp.Diff(s3lifecycle.HashExtended(ext), hashExtended(ext)); d != "" {
 			t.Errorf("hashExtended(%v) differs from SeaweedFS's (-want +got):\n%s", ext, d)
+		}
+	}
+}
+
+func TestStoreToken(t *testing.T) {
+	tagged := file("v_x", 1, map[string]string{"X-Amz-Tagging-env": "dev"})
+	tagged.Chunks = []*filer_pb.FileChunk{
+		{Fid: &filer_pb.FileId{VolumeId: 3, FileKey: 0x0163, Cookie: 0x7037d6}},
+		{FileId: "4,02aa"},
+	}
+	for _, tc := range []struct {
+		name    string
+		e       *filer_pb.Entry
+		wantFid string
+	}{
+		{"chunks and tags", tagged, tagged.Chunks[0].GetFileIdString()},
+		{"inline, no Extended", file("k", 1, nil), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tok := storeTokenOf(tc.e)
+			if tok == "" {
+				t.Fatal("empty token: indistinguishable from a version another store listed")
+			}
+			hash, fid, err := parseStoreToken(tok)
+			if err != nil {
+				t.Fatalf("parse %q: %v", tok, err)
+			}
+			// Both halves must be the bytes the server computes for the
+			// live entry (computeEntryIdentity).
+			if d := cmp.Diff(s3lifecycle.HashExtended(tc.e.Extended), hash); d != "" {
+				t.Errorf("Extended hash (-want +got):\n%s", d)
+			}
+			if fid != tc.wantFid {
+				t.Errorf("head fid %q, want %q", fid, tc.wantFid)
+			}
+		})
+	}
+	// A retag changes the token: that is what lets the server refuse a
+	// delete planned before it.
+	retagged := file("v_x", 1, map[string]string{"X-Amz-Tagging-env": "prod"})
+	retagged.Chunks = tagged.Chunks
+	if storeTokenOf(retagged) == storeTokenOf(tagged) {
+		t.Error("a tag change left the token unchanged")
+	}
+	for _, bad := range []string{"", "no-separator", "zz/3,01", "abcd/3,01"} {
+		if _, _, err := parseStoreToken(bad); !errors.Is(err, ErrBadStoreToken) {
+			t.Errorf("parseStoreToken(%q) err %v, want ErrBadStoreToken", bad, err)
 		}
 	}
 }
@@ -123,7 +171,7 @@ func TestAssemble(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.p.key = "k"
-			obj, ws, found, err := assemble(tc.p)
+			obj, found, err := assemble(tc.p)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("err %v, want %v", err, tc.wantErr)
 			}
@@ -133,8 +181,8 @@ func TestAssemble(t *testing.T) {
 			var got []row
 			for i, v := range obj.Versions {
 				got = append(got, row{v.VersionID, v.IsLatest, v.DeleteMarker})
-				if ws[i].id.VersionID != v.VersionID {
-					t.Errorf("witness %d is for %s, version is %s", i, ws[i].id.VersionID, v.VersionID)
+				if _, _, err := parseStoreToken(v.StoreToken); err != nil {
+					t.Errorf("version %d (%s): %v", i, v.VersionID, err)
 				}
 			}
 			if d := cmp.Diff(tc.want, got, cmp.AllowUnexported(row{})); d != "" {
@@ -158,6 +206,7 @@ func TestVersionFromEntry(t *testing.T) {
 		VersionID: "x", MtimeNs: 100*int64(time.Second) + 7, Size: 3, ETag: "abc",
 		Tags: map[string]string{"env": "dev"}, NoncurrentSinceNs: 123,
 		RetainUntil: time.Unix(2000000000, 0).UTC(), LegalHold: true,
+		StoreToken: hex.EncodeToString(s3lifecycle.HashExtended(e.Extended)) + "/",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)

@@ -135,12 +135,12 @@ func (s *Store) LookupObject(ctx context.Context, bucket, key string) (filer.Obj
 			p.versions = vdir
 		}
 	}
-	return s.assembleParts(ctx, bucket, dir, p)
+	return s.assembleParts(ctx, dir, p)
 }
 
 // assembleParts lists p's version files (in dir/<name>.versions) and
-// assembles the object, recording each version's witness.
-func (s *Store) assembleParts(ctx context.Context, bucket, dir string, p objectParts) (filer.Object, bool, error) {
+// assembles the object.
+func (s *Store) assembleParts(ctx context.Context, dir string, p objectParts) (filer.Object, bool, error) {
 	if p.versions != nil {
 		files, err := s.listAll(ctx, dir+"/"+p.versions.Name)
 		if err != nil {
@@ -148,14 +148,7 @@ func (s *Store) assembleParts(ctx context.Context, bucket, dir string, p objectP
 		}
 		p.files = files
 	}
-	obj, ws, found, err := assemble(p)
-	if err != nil || !found {
-		return filer.Object{}, false, err
-	}
-	for i := range ws {
-		s.witnesses.put(bucket, p.key, ws[i])
-	}
-	return obj, true, nil
+	return assemble(p)
 }
 
 // ListObjects walks the bucket's directory tree in S3 key order (bytewise:
@@ -179,7 +172,7 @@ func (s *Store) ListObjects(ctx context.Context, bucket, startAfter string, limi
 		if len(out) == limit {
 			return out, out[len(out)-1].Key, nil
 		}
-		obj, found, err := s.assembleParts(ctx, bucket, it.dir, it.parts)
+		obj, found, err := s.assembleParts(ctx, it.dir, it.parts)
 		if err != nil {
 			return nil, "", err
 		}

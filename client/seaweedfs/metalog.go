@@ -28,7 +28,15 @@ const clientName = "ilmctl-lifecycle"
 // each one that maps to an object version or upload (see mapEvent), in
 // TsNs order. It returns nil once the filer has delivered everything up to
 // untilNs (end of stream, or the first event past it).
+//
+// First it waits (up to metaLogVolumesWait) until every volume holding a
+// persisted meta-log file of the range is located, and fails with
+// ErrMetaLogUnreadable otherwise: the filer skips such files silently, and
+// a stream ended that way is indistinguishable from a complete one.
 func (s *Store) SubscribeMetadata(ctx context.Context, sinceNs, untilNs int64, fn func(filer.Event) error) error {
+	if err := s.awaitMetaLogVolumes(ctx, sinceNs, untilNs); err != nil {
+		return err
+	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel() // unblocks the stream when we stop early
 	var id [4]byte

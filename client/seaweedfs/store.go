@@ -45,9 +45,6 @@ type Options struct {
 	// JWT signing key; the zero value sends none (the S3 gateway then
 	// accepts only loopback callers). See AuthFromEnv.
 	Auth Auth
-	// WitnessCacheSize caps how many listed versions' CAS witnesses are
-	// kept for LifecycleDelete (see delete.go); 0 means 1<<18.
-	WitnessCacheSize int
 }
 
 // Store is a filer.Store over one SeaweedFS filer and S3 gateway. It is
@@ -61,7 +58,6 @@ type Store struct {
 	// dir_buckets), "/buckets" by default.
 	bucketsPath string
 	auth        Auth
-	witnesses   *witnessCache
 }
 
 var _ filer.Store = (*Store)(nil)
@@ -106,10 +102,6 @@ func Open(ctx context.Context, addr string, opts Options) (*Store, error) {
 }
 
 func newStore(fconn, sconn *grpc.ClientConn, opts Options) *Store {
-	size := opts.WitnessCacheSize
-	if size <= 0 {
-		size = 1 << 18
-	}
 	return &Store{
 		filerConn:   fconn,
 		s3Conn:      sconn,
@@ -117,7 +109,6 @@ func newStore(fconn, sconn *grpc.ClientConn, opts Options) *Store {
 		lc:          s3_lifecycle_pb.NewSeaweedS3LifecycleInternalClient(sconn),
 		bucketsPath: "/buckets",
 		auth:        opts.Auth,
-		witnesses:   newWitnessCache(size),
 	}
 }
 

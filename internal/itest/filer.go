@@ -177,3 +177,26 @@ func DeleteObjectVersion(t testing.TB, s *S3, bucket, key, versionID string) {
 		t.Fatalf("delete %s/%s@%s: %v", bucket, key, versionID, err)
 	}
 }
+
+// WaitMetaLogPersisted polls (up to two flush intervals) until the filer
+// has appended to its persisted meta-log after since, so the events
+// written before since survive a server that is then killed: SeaweedFS
+// flushes its in-memory meta-log once a minute and an unclean stop loses
+// what is still in memory (see seaweedfs.Store.MetaLogPersistedNs).
+func WaitMetaLogPersisted(t testing.TB, st *seaweedfs.Store, since time.Time) {
+	t.Helper()
+	deadline := time.Now().Add(2*time.Minute + 10*time.Second)
+	for {
+		ns, err := st.MetaLogPersistedNs(ctx(t))
+		if err != nil {
+			t.Fatalf("read the persisted meta-log: %v", err)
+		}
+		if ns > since.UnixNano() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the filer has not persisted its meta-log since %s (last append %s)", since.Format(time.RFC3339Nano), time.Unix(0, ns).UTC().Format(time.RFC3339Nano))
+		}
+		time.Sleep(time.Second) // polling an external server's once-a-minute flush
+	}
+}
