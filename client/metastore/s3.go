@@ -49,6 +49,11 @@ func OpenS3(ctx context.Context, url string) (*S3, error) {
 	c := s3.NewFromConfig(cfg, func(o *s3.Options) {
 		o.BaseEndpoint = aws.String(scheme + host)
 		o.UsePathStyle = true
+		// Servers that return no response checksum (SeaweedFS among them)
+		// would otherwise make the SDK log "Response has no supported
+		// checksum" to stderr on every Get, i.e. once per record a scan
+		// reads. Validation still runs when the server sends a checksum.
+		o.DisableLogOutputChecksumValidationSkipped = true
 	})
 	return &S3{name: url, bucket: bucket, prefix: prefix, c: c}, nil
 }
