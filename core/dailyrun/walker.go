@@ -2,6 +2,7 @@ package dailyrun
 
 import (
 	"context"
+	"sync"
 
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -39,16 +40,31 @@ func (p *pass) walkPlan(s *shardRun) string {
 
 // walkGroup is one shared walk over a view for every shard that planned
 // it: each bucket is listed once per group, not once per shard (design 000
-// § Future work 2), and each key is dispatched on behalf of the shard that
-// owns it.
+// § Future work 2), and each due match is queued to the dispatcher of the
+// shard that owns its key, so shards still dispatch in parallel and in
+// order within a shard.
 type walkGroup struct {
 	view   *engine.Snapshot
 	shards map[int]*shardRun
 	done   chan struct{}
-	// errs holds, per shard, why its part of the walk stopped; written only
-	// by the walk goroutine before done is closed.
+	work   map[int]chan walkItem
+
+	mu sync.Mutex
+	// errs holds, per shard, why its part of the walk stopped; read
+	// without mu only after done is closed.
 	errs map[int]error
 }
+
+// walkItem is one due match for a shard's dispatcher.
+type walkItem struct {
+	bucket string
+	up     *filer.Upload
+	vt     *versionTarget
+	m      lifecycle.Match
+}
+
+// walkQueue is each shard dispatcher's backlog; past it the listing waits.
+const walkQueue = 256
 
 // startWalks plans every shard's walk and starts one goroutine per view.
 func (p *pass) startWalks(ctx context.Context, states []*shardRun) {
@@ -84,6 +100,43 @@ func (s *shardRun) awaitWalk() error {
 
 func (p *pass) runWalk(ctx context.Context, g *walkGroup) {
 	defer close(g.done)
+	var wg sync.WaitGroup
+	g.work = map[int]chan walkItem{}
+	for id, s := range g.shards {
+		ch := make(chan walkItem, walkQueue)
+		g.work[id] = ch
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.dispatchWalk(ctx, g, s, ch)
+		}()
+	}
+	err := p.listView(ctx, g)
+	for _, ch := range g.work {
+		close(ch)
+	}
+	wg.Wait()
+	if err != nil {
+		g.failAll(err)
+	}
+}
+
+// dispatchWalk dispatches one shard's queued matches in order; after the
+// first that does not complete it drains the rest without dispatching.
+func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <-chan walkItem) {
+	for it := range ch {
+		if g.stopped(s.id) {
+			continue
+		}
+		if _, err := p.handle(ctx, s, "walker", it.bucket, it.up, it.vt, it.m); err != nil {
+			g.fail(s.id, err)
+		}
+	}
+}
+
+// listView lists every bucket the view has actions for and queues each due
+// match; matches not yet due are left to replay or a later walk.
+func (p *pass) listView(ctx context.Context, g *walkGroup) error {
 	for _, bucket := range g.view.BucketNames() {
 		var versionActs, uploadActs []*engine.CompiledAction
 		for _, a := range g.view.BucketActions(bucket) {
@@ -95,17 +148,25 @@ func (p *pass) runWalk(ctx context.Context, g *walkGroup) {
 				versionActs = append(versionActs, a)
 			}
 		}
-		var err error
 		if len(versionActs) > 0 {
-			err = p.walkObjects(ctx, g, bucket, versionActs)
+			if err := p.walkObjects(ctx, g, bucket, versionActs); err != nil {
+				return err
+			}
 		}
-		if err == nil && len(uploadActs) > 0 {
-			err = p.walkUploads(ctx, g, bucket, uploadActs)
+		if len(uploadActs) > 0 {
+			if err := p.walkUploads(ctx, g, bucket, uploadActs); err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			g.failAll(err)
-			return
-		}
+	}
+	return nil
+}
+
+func (g *walkGroup) fail(id int, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.errs[id] == nil {
+		g.errs[id] = err
 	}
 }
 
@@ -113,40 +174,47 @@ func (p *pass) runWalk(ctx context.Context, g *walkGroup) {
 // cancellation ends the walk for all of them).
 func (g *walkGroup) failAll(err error) {
 	for id := range g.shards {
-		if g.errs[id] == nil {
-			g.errs[id] = err
-		}
+		g.fail(id, err)
 	}
 }
 
-// walking returns the shard that owns bucket/key if it is in the group
-// and its walk has not stopped.
-func (g *walkGroup) walking(bucket, key string) *shardRun {
+func (g *walkGroup) stopped(id int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.errs[id] != nil
+}
+
+func (g *walkGroup) allStopped() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.errs) == len(g.shards)
+}
+
+// owner returns the shard that owns bucket/key if it is in the group and
+// its walk has not stopped.
+func (g *walkGroup) owner(bucket, key string) *shardRun {
 	s := g.shards[lifecycle.ShardID(bucket, key)]
-	if s == nil || g.errs[s.id] != nil {
+	if s == nil || g.stopped(s.id) {
 		return nil
 	}
 	return s
 }
 
-// dispatched records a handle error for s; cancellation is returned so the
-// whole walk stops.
-func (g *walkGroup) dispatched(ctx context.Context, s *shardRun, err error) error {
-	if err == nil {
+// queue hands it to s's dispatcher, waiting while its backlog is full.
+func (g *walkGroup) queue(ctx context.Context, s *shardRun, it walkItem) error {
+	select {
+	case g.work[s.id] <- it:
 		return nil
-	}
-	if ctx.Err() != nil {
+	case <-ctx.Done():
 		return ctx.Err()
 	}
-	g.errs[s.id] = err
-	return nil
 }
 
-// walkObjects lists bucket and dispatches every due match on keys of the
-// group's shards; matches not yet due are left to replay or a later walk.
+// walkObjects lists bucket and queues every due match on keys of the
+// group's shards.
 func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, acts []*engine.CompiledAction) error {
 	after := ""
-	for len(g.errs) < len(g.shards) {
+	for !g.allStopped() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -162,17 +230,16 @@ func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, act
 		}
 		for i := range objs {
 			obj := &objs[i]
+			s := g.owner(bucket, obj.Key)
+			if s == nil {
+				continue
+			}
 			for idx := range obj.Versions {
-				s := g.walking(bucket, obj.Key)
-				if s == nil {
-					break
-				}
 				m, ok := bestVersionMatch(acts, obj, idx, p.snap.Rounding)
 				if !ok || !m.IsDue(p.cfg.RunNow) {
 					continue
 				}
-				_, herr := p.handle(ctx, s, "walker", bucket, nil, &versionTarget{obj: obj, idx: idx}, m)
-				if err := g.dispatched(ctx, s, herr); err != nil {
+				if err := g.queue(ctx, s, walkItem{bucket: bucket, vt: &versionTarget{obj: obj, idx: idx}, m: m}); err != nil {
 					return err
 				}
 			}
@@ -187,7 +254,7 @@ func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, act
 
 func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, acts []*engine.CompiledAction) error {
 	after := ""
-	for len(g.errs) < len(g.shards) {
+	for !g.allStopped() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -203,7 +270,7 @@ func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, act
 		}
 		for i := range ups {
 			up := &ups[i]
-			s := g.walking(bucket, up.Key)
+			s := g.owner(bucket, up.Key)
 			if s == nil {
 				continue
 			}
@@ -211,8 +278,7 @@ func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, act
 			if !ok || !m.IsDue(p.cfg.RunNow) {
 				continue
 			}
-			_, herr := p.handle(ctx, s, "walker", bucket, up, nil, m)
-			if err := g.dispatched(ctx, s, herr); err != nil {
+			if err := g.queue(ctx, s, walkItem{bucket: bucket, up: up, m: m}); err != nil {
 				return err
 			}
 		}
