@@ -8,6 +8,11 @@ import (
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
+// replayWindow is how many events a shard looks up ahead of the one it is
+// deciding. Lookups are the replay's round trips and do not depend on each
+// other; decisions, dispatches and the cursor stay in event order.
+const replayWindow = 16
+
 // drain replays the shard's events after startTsNs through the replay view
 // and returns the cursor to save: the last event whose matches all
 // completed, frozen before the first event with a match not yet due so
@@ -17,28 +22,50 @@ import (
 func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, startTsNs int64) (int64, error) {
 	lastOK := startTsNs
 	frozen := false
-	for {
-		var ev filer.Event
-		var ok bool
-		select {
-		case ev, ok = <-s.queue.ch:
-		case <-ctx.Done():
-			return lastOK, ctx.Err()
+	in := s.queue.ch
+	var window []*replayStep
+	for in != nil || len(window) > 0 {
+		// Top the window up; wait for an event only when it is empty.
+		for in != nil && len(window) < replayWindow {
+			var ev filer.Event
+			ok, waited := true, len(window) == 0
+			if waited {
+				select {
+				case ev, ok = <-in:
+				case <-ctx.Done():
+					return lastOK, ctx.Err()
+				}
+			} else {
+				select {
+				case ev, ok = <-in:
+				default:
+					waited = true // nothing buffered: decide what we have
+				}
+				if waited {
+					break
+				}
+			}
+			if !ok {
+				in = nil
+				break
+			}
+			if ev.TsNs > startTsNs {
+				window = append(window, p.startReplay(ctx, view, ev))
+			}
 		}
-		if !ok {
-			break
-		}
-		if ev.TsNs <= startTsNs {
+		if len(window) == 0 {
 			continue
 		}
+		step := window[0]
+		window = window[1:]
 		s.res.EventsScanned++
-		pending, err := p.replayEvent(ctx, s, view, ev)
+		pending, err := p.finishReplay(ctx, s, step)
 		if err != nil {
 			return lastOK, err
 		}
 		frozen = frozen || pending
 		if !frozen {
-			lastOK = ev.TsNs
+			lastOK = step.ev.TsNs
 		}
 	}
 	complete, truncated := s.queue.state()
@@ -58,53 +85,82 @@ var triggers = map[filer.EventType]lifecycle.ActionKind{
 	filer.EventMPUInit: lifecycle.AbortMPU,
 }
 
-// replayEvent routes one event: it looks up the current state of the
-// version the event names and evaluates the triggered kind against it, so a
-// version overwritten or removed since the event no longer matches. pending
-// is true when a match exists but is not due yet.
-func (p *pass) replayEvent(ctx context.Context, s *shardRun, view *engine.Snapshot, ev filer.Event) (pending bool, err error) {
+// replayStep is one event on its way through the replay: the actions it
+// can trigger and, for version events, the lookup of the key's current
+// state, started ahead and finished when done is closed.
+type replayStep struct {
+	ev     filer.Event
+	kind   lifecycle.ActionKind
+	acts   []*engine.CompiledAction
+	done   chan struct{} // nil when no lookup is needed
+	obj    filer.Object
+	exists bool
+	err    error
+}
+
+// startReplay selects the actions ev can trigger and starts the lookup of
+// the version it names, so a version overwritten or removed since the event
+// no longer matches.
+func (p *pass) startReplay(ctx context.Context, view *engine.Snapshot, ev filer.Event) *replayStep {
+	st := &replayStep{ev: ev}
 	kind, ok := triggers[ev.Type]
 	if !ok {
-		return false, nil
+		return st
 	}
-	var acts []*engine.CompiledAction
+	st.kind = kind
 	for _, a := range view.BucketActions(ev.Bucket) {
 		if a.IsActive() && a.Key.Kind == kind {
-			acts = append(acts, a)
+			st.acts = append(st.acts, a)
 		}
 	}
-	if len(acts) == 0 {
+	if len(st.acts) == 0 || kind == lifecycle.AbortMPU {
+		return st
+	}
+	st.done = make(chan struct{})
+	go func() {
+		defer close(st.done)
+		st.err = p.withRetry(ctx, func() error {
+			var e error
+			st.obj, st.exists, e = p.cfg.Store.LookupObject(ctx, ev.Bucket, ev.Key)
+			return e
+		})
+	}()
+	return st
+}
+
+// finishReplay decides one event in order: pending is true when a match
+// exists but is not due yet; an error halts the shard.
+func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (pending bool, err error) {
+	if len(st.acts) == 0 {
 		return false, nil
 	}
-	if kind == lifecycle.AbortMPU {
+	if st.kind == lifecycle.AbortMPU {
 		// The upload's initiation time is the event's TsNs; a completed or
 		// aborted upload makes the dispatch NOOP_RESOLVED.
-		up := filer.Upload{Key: ev.Key, UploadID: ev.UploadID, Initiated: unixNs(ev.TsNs)}
-		best, found := bestUploadMatch(acts, &up, p.snap.Rounding)
+		up := filer.Upload{Key: st.ev.Key, UploadID: st.ev.UploadID, Initiated: unixNs(st.ev.TsNs)}
+		best, found := bestUploadMatch(st.acts, &up, p.snap.Rounding)
 		if !found {
 			return false, nil
 		}
-		return p.handle(ctx, s, "replay", ev.Bucket, &up, nil, best)
+		return p.handle(ctx, s, "replay", st.ev.Bucket, &up, nil, best)
 	}
-	var obj filer.Object
-	var exists bool
-	err = p.withRetry(ctx, func() error {
-		var e error
-		obj, exists, e = p.cfg.Store.LookupObject(ctx, ev.Bucket, ev.Key)
-		return e
-	})
-	if err != nil || !exists {
-		return false, err
+	select {
+	case <-st.done:
+	case <-ctx.Done():
+		return false, ctx.Err()
 	}
-	idx := versionIndex(&obj, ev.VersionID)
+	if st.err != nil || !st.exists {
+		return false, st.err
+	}
+	idx := versionIndex(&st.obj, st.ev.VersionID)
 	if idx < 0 {
 		return false, nil
 	}
-	best, found := bestVersionMatch(acts, &obj, idx, p.snap.Rounding)
+	best, found := bestVersionMatch(st.acts, &st.obj, idx, p.snap.Rounding)
 	if !found {
 		return false, nil
 	}
-	return p.handle(ctx, s, "replay", ev.Bucket, nil, &versionTarget{obj: &obj, idx: idx}, best)
+	return p.handle(ctx, s, "replay", st.ev.Bucket, nil, &versionTarget{obj: &st.obj, idx: idx}, best)
 }
 
 func versionIndex(obj *filer.Object, versionID string) int {
