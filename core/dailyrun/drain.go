@@ -24,6 +24,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 	frozen := false
 	in := s.queue.ch
 	var window []*replayStep
+	cache := lookups{}
 	for in != nil || len(window) > 0 {
 		// Top the window up; wait for an event only when it is empty.
 		for in != nil && len(window) < replayWindow {
@@ -50,7 +51,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 				break
 			}
 			if ev.TsNs > startTsNs {
-				window = append(window, p.startReplay(ctx, view, ev))
+				window = append(window, p.startReplay(ctx, view, cache, ev))
 			}
 		}
 		if len(window) == 0 {
@@ -59,7 +60,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 		step := window[0]
 		window = window[1:]
 		s.res.EventsScanned++
-		pending, err := p.finishReplay(ctx, s, step)
+		pending, err := p.finishReplay(ctx, s, cache, step)
 		if err != nil {
 			return lastOK, err
 		}
@@ -89,19 +90,37 @@ var triggers = map[filer.EventType]lifecycle.ActionKind{
 // can trigger and, for version events, the lookup of the key's current
 // state, started ahead and finished when done is closed.
 type replayStep struct {
-	ev     filer.Event
-	kind   lifecycle.ActionKind
-	acts   []*engine.CompiledAction
-	done   chan struct{} // nil when no lookup is needed
+	ev   filer.Event
+	kind lifecycle.ActionKind
+	acts []*engine.CompiledAction
+	look *lookup // nil when no lookup is needed
+}
+
+// lookup is one key's LookupObject, shared by every event of that key until
+// the shard dispatches on the key (see lookups).
+type lookup struct {
+	done   chan struct{}
 	obj    filer.Object
 	exists bool
 	err    error
 }
 
+// lookups caches a shard's key lookups for the pass: a key has several
+// events (puts, demotions, metadata updates) and one read serves them all.
+// The shard forgets a key after dispatching on it, so the next event reads
+// the state its own delete left; a change by anyone else only makes the
+// identity-checked delete NOOP_RESOLVED. Past lookupCacheMax keys the cache
+// starts over.
+type lookups map[string]*lookup
+
+const lookupCacheMax = 1 << 16
+
+func lookupKey(bucket, key string) string { return bucket + "\x00" + key }
+
 // startReplay selects the actions ev can trigger and starts the lookup of
 // the version it names, so a version overwritten or removed since the event
 // no longer matches.
-func (p *pass) startReplay(ctx context.Context, view *engine.Snapshot, ev filer.Event) *replayStep {
+func (p *pass) startReplay(ctx context.Context, view *engine.Snapshot, cache lookups, ev filer.Event) *replayStep {
 	st := &replayStep{ev: ev}
 	kind, ok := triggers[ev.Type]
 	if !ok {
@@ -116,12 +135,20 @@ func (p *pass) startReplay(ctx context.Context, view *engine.Snapshot, ev filer.
 	if len(st.acts) == 0 || kind == lifecycle.AbortMPU {
 		return st
 	}
-	st.done = make(chan struct{})
+	k := lookupKey(ev.Bucket, ev.Key)
+	if st.look = cache[k]; st.look != nil {
+		return st
+	}
+	if len(cache) >= lookupCacheMax {
+		clear(cache)
+	}
+	l := &lookup{done: make(chan struct{})}
+	cache[k], st.look = l, l
 	go func() {
-		defer close(st.done)
-		st.err = p.withRetry(ctx, func() error {
+		defer close(l.done)
+		l.err = p.withRetry(ctx, func() error {
 			var e error
-			st.obj, st.exists, e = p.cfg.Store.LookupObject(ctx, ev.Bucket, ev.Key)
+			l.obj, l.exists, e = p.cfg.Store.LookupObject(ctx, ev.Bucket, ev.Key)
 			return e
 		})
 	}()
@@ -130,7 +157,7 @@ func (p *pass) startReplay(ctx context.Context, view *engine.Snapshot, ev filer.
 
 // finishReplay decides one event in order: pending is true when a match
 // exists but is not due yet; an error halts the shard.
-func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (pending bool, err error) {
+func (p *pass) finishReplay(ctx context.Context, s *shardRun, cache lookups, st *replayStep) (pending bool, err error) {
 	if len(st.acts) == 0 {
 		return false, nil
 	}
@@ -144,23 +171,28 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (p
 		}
 		return p.handle(ctx, s, "replay", st.ev.Bucket, &up, nil, best)
 	}
+	l := st.look
 	select {
-	case <-st.done:
+	case <-l.done:
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
-	if st.err != nil || !st.exists {
-		return false, st.err
+	if l.err != nil || !l.exists {
+		return false, l.err
 	}
-	idx := versionIndex(&st.obj, st.ev.VersionID)
+	idx := versionIndex(&l.obj, st.ev.VersionID)
 	if idx < 0 {
 		return false, nil
 	}
-	best, found := bestVersionMatch(st.acts, &st.obj, idx, p.snap.Rounding)
+	best, found := bestVersionMatch(st.acts, &l.obj, idx, p.snap.Rounding)
 	if !found {
 		return false, nil
 	}
-	return p.handle(ctx, s, "replay", st.ev.Bucket, nil, &versionTarget{obj: &st.obj, idx: idx}, best)
+	pending, err = p.handle(ctx, s, "replay", st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best)
+	if !pending {
+		delete(cache, lookupKey(st.ev.Bucket, st.ev.Key))
+	}
+	return pending, err
 }
 
 func versionIndex(obj *filer.Object, versionID string) int {

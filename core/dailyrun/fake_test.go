@@ -31,6 +31,8 @@ type fakeStore struct {
 	subscribed [][2]int64
 	// listings counts ListObjects calls that start a bucket listing.
 	listings int
+	// lookups counts LookupObject calls.
+	lookups int
 }
 
 func newFakeStore() *fakeStore {
@@ -95,6 +97,7 @@ func (f *fakeStore) ListObjects(_ context.Context, bucket, after string, limit i
 func (f *fakeStore) LookupObject(_ context.Context, bucket, key string) (filer.Object, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.lookups++
 	o, ok := f.objects[bucket][key]
 	if !ok || len(o.Versions) == 0 {
 		return filer.Object{}, false, nil

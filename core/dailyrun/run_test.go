@@ -441,3 +441,26 @@ func TestRunLimiterDeadlineIsCancellation(t *testing.T) {
 		t.Fatalf("status %s, %d deletes; want cancelled after the one token", res.Status(), len(st.deletes))
 	}
 }
+
+// A key's events share one lookup until the shard dispatches on the key;
+// after a dispatch the next event reads the key again.
+func TestReplayLooksUpEachKeyOnce(t *testing.T) {
+	st := newFakeStore()
+	st.addBucket("logs", filer.VersioningEnabled)
+	for i, v := range []string{"v1", "v2", "v3"} {
+		st.put("logs", "k", v, ts("2026-11-20T00:00:00Z").Add(time.Duration(i)*time.Hour), 1)
+	}
+	snap := snapshotOf("logs", filer.VersioningEnabled, expireDays("e", 30),
+		lifecycle.Rule{ID: "nc", Enabled: true, NoncurrentDays: 30})
+	runPass(t, context.Background(), st, snap, ts("2026-11-20T01:00:00Z"), nil) // cold: cursors at the floor
+	st.lookups = 0
+	res := runPass(t, context.Background(), st, snap, ts("2026-11-25T00:00:00Z"), nil)
+	// The first pass moved the cursor past put v1 (v1 is no longer latest);
+	// demote v1, put v2, demote v2 and put v3 remain, three of them pending.
+	if s := shardOf(res, lifecycle.ShardID("logs", "k")); s.EventsScanned != 4 || s.Pending != 3 {
+		t.Fatalf("scanned %d pending %d, want 4 events, 3 pending", s.EventsScanned, s.Pending)
+	}
+	if st.lookups != 1 {
+		t.Fatalf("%d lookups for one key's 4 events, want 1", st.lookups)
+	}
+}
