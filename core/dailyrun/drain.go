@@ -51,7 +51,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 				break
 			}
 			if ev.TsNs > startTsNs {
-				window = append(window, p.startReplay(ctx, view, cache, ev))
+				window = append(window, p.startReplay(ctx, s, view, cache, ev))
 			}
 		}
 		if len(window) == 0 {
@@ -120,7 +120,7 @@ func lookupKey(bucket, key string) string { return bucket + "\x00" + key }
 // startReplay selects the actions ev can trigger and starts the lookup of
 // the version it names, so a version overwritten or removed since the event
 // no longer matches.
-func (p *pass) startReplay(ctx context.Context, view *engine.Snapshot, cache lookups, ev filer.Event) *replayStep {
+func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapshot, cache lookups, ev filer.Event) *replayStep {
 	st := &replayStep{ev: ev}
 	kind, ok := triggers[ev.Type]
 	if !ok {
@@ -136,6 +136,10 @@ func (p *pass) startReplay(ctx context.Context, view *engine.Snapshot, cache loo
 		return st
 	}
 	k := lookupKey(ev.Bucket, ev.Key)
+	if s.coldKeys != nil && !s.coldKeys[k] {
+		st.acts = nil // the recovery walk left nothing pending on this key
+		return st
+	}
 	if st.look = cache[k]; st.look != nil {
 		return st
 	}

@@ -464,3 +464,30 @@ func TestReplayLooksUpEachKeyOnce(t *testing.T) {
 		t.Fatalf("%d lookups for one key's 4 events, want 1", st.lookups)
 	}
 }
+
+// After a cold-start recovery walk the replay in the same pass looks up
+// only keys the walk left with a pending replay match; the rest of the
+// window needs no round trip.
+func TestColdStartReplaySkipsKeysTheWalkSettled(t *testing.T) {
+	st := newFakeStore()
+	st.addBucket("logs", filer.VersioningOff)
+	// A 10-day rule replays from runNow-11d (2026-11-19): every event below
+	// is in the window.
+	st.put("logs", "app/due", "v1", ts("2026-11-19T12:00:00Z"), 1)
+	st.put("logs", "app/pending", "v1", ts("2026-11-29T00:00:00Z"), 1)
+	st.put("logs", "other/x", "v1", ts("2026-11-25T00:00:00Z"), 1)
+	snap := snapshotOf("logs", filer.VersioningOff, lifecycle.Rule{ID: "app", Enabled: true, Filter: lifecycle.Filter{Prefix: "app/"}, ExpirationDays: 10})
+	res := runPass(t, context.Background(), st, snap, ts("2026-11-30T00:00:00Z"), nil)
+	if got, want := st.remaining(), []string{"logs/app/pending@v1", "logs/other/x@v1"}; !cmp.Equal(got, want) {
+		t.Fatalf("remaining %v, want %v", got, want)
+	}
+	if s := shardOf(res, lifecycle.ShardID("logs", "other/x")); s.EventsScanned != 1 {
+		t.Fatalf("other/x's event was not replayed (scanned %d)", s.EventsScanned)
+	}
+	if st.lookups != 1 {
+		t.Fatalf("%d lookups, want 1 (app/pending only)", st.lookups)
+	}
+	if s := shardOf(res, lifecycle.ShardID("logs", "app/pending")); s.Pending != 1 || s.Cursor.TsNs >= ts("2026-11-29T00:00:00Z").UnixNano() {
+		t.Fatalf("pending shard: pending %d cursor %v", s.Pending, time.Unix(0, s.Cursor.TsNs).UTC())
+	}
+}

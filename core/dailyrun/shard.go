@@ -73,6 +73,10 @@ type shardRun struct {
 	seen      map[string]bool // targets dispatched (or, in a dry run, listed) this pass
 	walkPlan  string          // walkRecovery, walkSteadyState, walkEmptyReplay or ""
 	walk      *walkGroup
+	// coldKeys, on a cold start, holds the keys where the recovery walk
+	// found a replay match not yet due; nil when not tracked (see
+	// trackColdKeys). Written by the walk before it is done.
+	coldKeys map[string]bool
 }
 
 func (s *shardRun) finish() {

@@ -85,6 +85,7 @@ func (p *pass) startWalks(ctx context.Context, states []*shardRun) {
 		}
 		g.shards[s.id] = s
 		s.walk = g
+		p.trackColdKeys(s)
 	}
 	for _, g := range groups {
 		go p.runWalk(ctx, g)
@@ -234,6 +235,7 @@ func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, act
 			if s == nil {
 				continue
 			}
+			p.noteColdKey(s, bucket, obj, acts)
 			for idx := range obj.Versions {
 				m, ok := bestVersionMatch(acts, obj, idx, p.snap.Rounding)
 				if !ok || !m.IsDue(p.cfg.RunNow) {
@@ -250,6 +252,46 @@ func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, act
 		after = next
 	}
 	return nil
+}
+
+// maxColdKeys bounds a shard's coldKeys; past it the shard looks every
+// replayed key up as usual.
+const maxColdKeys = 1 << 20
+
+// trackColdKeys starts recording, for a cold-start shard, which keys the
+// recovery walk leaves with a replay match not yet due. The walk lists
+// every key after runNow and dispatches every due match, so the replay
+// that follows in the same pass can only find pending matches, and only on
+// those keys: it skips the lookup for every other key (each lookup is a
+// round trip, and a cold start replays up to the longest rule's TTL of
+// meta-log).
+func (p *pass) trackColdKeys(s *shardRun) {
+	if s.walkPlan == walkRecovery && !s.found {
+		s.coldKeys = map[string]bool{}
+	}
+}
+
+// noteColdKey records obj's key when a replay action matches one of its
+// versions but is not due yet.
+func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts []*engine.CompiledAction) {
+	if s.coldKeys == nil {
+		return
+	}
+	for idx := range obj.Versions {
+		for _, a := range acts {
+			if !a.Key.Kind.ReplayEligible() {
+				continue
+			}
+			if m, ok := lifecycle.EvaluateVersion(a.Rule, a.Key.Kind, obj, idx, p.snap.Rounding); ok && !m.IsDue(p.cfg.RunNow) {
+				if len(s.coldKeys) >= maxColdKeys {
+					s.coldKeys = nil // too many to remember: look every key up
+					return
+				}
+				s.coldKeys[lookupKey(bucket, obj.Key)] = true
+				return
+			}
+		}
+	}
 }
 
 func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, acts []*engine.CompiledAction) error {
