@@ -177,6 +177,11 @@ whether leases and owner windows have expired, and the AGE column.`,
 		if err := renderLs(cmd.OutOrStdout(), format, rep, rows); err != nil {
 			return err
 		}
+		if len(rep.Records) == 0 && !rep.Incomplete {
+			// An empty scan is more often a --meta path one level off than a
+			// clean cluster; say so rather than print a quiet (none).
+			fmt.Fprintf(cmd.ErrOrStderr(), "ilmctl: warning: no durable ILM records in %s; each --meta must name a metadata bucket root (the directory or prefix that holds ilm/)\n", strings.Join(c.metas, ", "))
+		}
 		if rep.Incomplete {
 			return cmdutil.Incomplete(fmt.Errorf("scan incomplete: %d pool(s) could not be read completely; counts are incomplete", len(rep.PoolErrors)))
 		}

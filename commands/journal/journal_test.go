@@ -80,3 +80,19 @@ func TestShowRedacts(t *testing.T) {
 		t.Fatalf("--raw hides fields:\n%s", out)
 	}
 }
+
+// A --meta path one level too deep (inside ilm/, not the pool root) scans
+// nothing; ls says so instead of printing a quiet (none).
+func TestLsWarnsOnEmptyScan(t *testing.T) {
+	out, err := run(t, "ls", "--meta", "../../testdata/ilm/pool-a/ilm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "warning: no durable ILM records in ../../testdata/ilm/pool-a/ilm") {
+		t.Fatalf("no warning for an empty scan:\n%s", out)
+	}
+	out, err = run(t, "ls", "--meta", "../../testdata/ilm/pool-a")
+	if err != nil || strings.Contains(out, "warning: no durable ILM records") {
+		t.Fatalf("warning on a real pool: %v\n%s", err, out)
+	}
+}
