@@ -40,7 +40,10 @@ type ActionKey struct {
 
 // Bucket is one bucket's lifecycle input to Compile.
 type Bucket struct {
-	Name       string
+	Name string
+	// Versioning is the bucket's state as listed. The engine does not use
+	// it: the filer decides a delete's effect per versioning state, and
+	// versioning changes no rule hash.
 	Versioning filer.Versioning
 	// ObjectLock marks a bucket with S3 Object Lock enabled; see
 	// RulesForShard for why its replay kinds are also walked.
@@ -72,9 +75,6 @@ func (a *CompiledAction) EffectiveTTL(rnd lifecycle.Rounding) time.Duration {
 // Snapshot is an immutable set of compiled actions for one pass.
 type Snapshot struct {
 	Rounding lifecycle.Rounding
-	// Buckets maps bucket name to its versioning state for every bucket
-	// with at least one action in the base snapshot.
-	Buckets map[string]filer.Versioning
 	// locked holds the buckets with Object Lock enabled.
 	locked  map[string]bool
 	actions []*CompiledAction // sorted by Key
@@ -89,7 +89,7 @@ type Engine struct {
 // Compile builds an engine from every bucket's validated rules. Disabled
 // rules compile to ModeDisabled actions, which no view activates.
 func Compile(buckets []Bucket, rnd lifecycle.Rounding) *Engine {
-	s := &Snapshot{Rounding: rnd, Buckets: map[string]filer.Versioning{}, locked: map[string]bool{}}
+	s := &Snapshot{Rounding: rnd, locked: map[string]bool{}}
 	for _, b := range buckets {
 		if b.ObjectLock {
 			s.locked[b.Name] = true
@@ -111,7 +111,6 @@ func Compile(buckets []Bucket, rnd lifecycle.Rounding) *Engine {
 					TTL:    time.Duration(r.Days(kind)) * 24 * time.Hour,
 					active: mode != ModeDisabled,
 				})
-				s.Buckets[b.Name] = b.Versioning
 			}
 		}
 	}
@@ -225,7 +224,7 @@ func (s *Snapshot) promoted(a *CompiledAction, retentionWindow time.Duration) bo
 }
 
 func (s *Snapshot) derive() *Snapshot {
-	return &Snapshot{Rounding: s.Rounding, Buckets: s.Buckets, locked: s.locked}
+	return &Snapshot{Rounding: s.Rounding, locked: s.locked}
 }
 
 func (s *Snapshot) index() {

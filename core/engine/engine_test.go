@@ -129,10 +129,6 @@ func TestCompile(t *testing.T) {
 	if got := len(s.BucketActions("media")); got != 1 {
 		t.Errorf("BucketActions(media) has %d actions, want 1", got)
 	}
-	wantVers := map[string]filer.Versioning{"logs": filer.VersioningEnabled, "media": filer.VersioningOff}
-	if !reflect.DeepEqual(s.Buckets, wantVers) {
-		t.Errorf("Buckets = %v, want %v", s.Buckets, wantVers)
-	}
 	if s.Rounding != lifecycle.RoundAWS {
 		t.Errorf("Rounding = %s, want aws", s.Rounding)
 	}
