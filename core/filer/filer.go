@@ -71,6 +71,40 @@ func (v Version) Identity() Identity {
 type Object struct {
 	Key      string
 	Versions []Version
+	// Err is set, and Versions empty, when a listing could not read this
+	// key's versions exactly; it is a *KeyError. The rest of the page is
+	// still good: the pass halts only the shard that owns the key, or, for
+	// ErrAmbiguousLayout, skips and reports the key.
+	Err error
+}
+
+// ErrAmbiguousLayout is a key whose stored entries do not name one entry
+// per version ID: two entries carry the same version ID (SeaweedFS's
+// "null" in both <key> and <key>.versions/v_null), or the store's
+// latest-version markers contradict each other. Which entry a delete would
+// reach cannot be known, so the key gets no lifecycle action and is
+// reported; nothing else stops.
+var ErrAmbiguousLayout = errors.New("ambiguous object layout: one version ID names more than one entry")
+
+// KeyError is a failure confined to one key: its entries could not be read
+// exactly (ErrAmbiguousLayout, or a store's own unparseable-entry error).
+// Retrying does not help, and it never fails more than the key's own shard.
+type KeyError struct {
+	Bucket string
+	Key    string
+	Err    error
+}
+
+func (e *KeyError) Error() string { return fmt.Sprintf("%s/%s: %v", e.Bucket, e.Key, e.Err) }
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// AsKeyError returns err's *KeyError, nil when err is not confined to a key.
+func AsKeyError(err error) *KeyError {
+	var ke *KeyError
+	if errors.As(err, &ke) {
+		return ke
+	}
+	return nil
 }
 
 // Upload is one incomplete multipart upload.
@@ -106,6 +140,11 @@ const (
 	OutcomeSkippedObjectLock Outcome = "SKIPPED_OBJECT_LOCK"
 	OutcomeRetryLater        Outcome = "RETRY_LATER"
 	OutcomeBlocked           Outcome = "BLOCKED"
+	// OutcomeStuck is a delete the store refused (NOOP_RESOLVED, a 412)
+	// although a fresh read shows the target unchanged and the action still
+	// due: nobody else resolved it, and repeating the same request would
+	// refuse it again on every pass. It is an error, never a success.
+	OutcomeStuck Outcome = "STUCK"
 )
 
 // Completes reports whether the outcome lets the cursor move past the event.
@@ -125,6 +164,16 @@ type DeleteRequest struct {
 	Kind     string
 	RuleID   string
 	Expected Identity
+	// Applies re-decides the action on a fresh read of the key: obj is the
+	// key as the store reads it just before deleting (tags filled for
+	// Versions[idx] when a tag filter needs them) and idx the version with
+	// Expected's identity. It re-establishes every predicate the action was
+	// chosen on (filter prefix, tags and size, latest or noncurrent
+	// position, the successor's time, NewerNoncurrentVersions count, due
+	// time) and returns false when the action no longer applies. A store
+	// whose server does not check all of them itself calls it and answers
+	// NOOP_RESOLVED on false. nil means no re-check was asked for.
+	Applies func(obj *Object, idx int) bool
 }
 
 // EventType says what a meta-log event changed.
@@ -183,6 +232,17 @@ type Store interface {
 	ReadFile(ctx context.Context, path string) ([]byte, error)
 	// WriteFile replaces a small state file atomically.
 	WriteFile(ctx context.Context, path string, data []byte) error
+}
+
+// ServerClock is a store whose server keeps its own clock (a live filer or
+// S3 endpoint), as opposed to the embedded filer, whose clock is the pass
+// clock. A pass reads the meta-log only up to the server's time and
+// refuses a real pass dated ahead of it: a cursor must never claim events
+// the server has not written yet (docs/design/daily-run.md#cursor).
+type ServerClock interface {
+	// ServerTime is the server's current time (seconds resolution at
+	// least), read from a live request.
+	ServerTime(ctx context.Context) (time.Time, error)
 }
 
 // MinTime and MaxTime bound the times a TsNs (int64 Unix nanoseconds, never
