@@ -64,7 +64,9 @@ func (p *pass) withRetry(ctx context.Context, fn func() error) error {
 	rp := p.cfg.Retry
 	var err error
 	for n := 1; ; n++ {
-		if err = fn(); err == nil || ctx.Err() != nil || isCancel(err) || n >= rp.attempts() {
+		// A *filer.KeyError is a key the store cannot read exactly: asking
+		// again gives the same answer.
+		if err = fn(); err == nil || ctx.Err() != nil || isCancel(err) || filer.AsKeyError(err) != nil || n >= rp.attempts() {
 			break
 		}
 		if serr := rp.sleep(ctx, rp.Backoff(n)); serr != nil {
@@ -106,8 +108,9 @@ func (e *errDispatch) Unwrap() error { return e.err }
 
 // handle counts a match and, when due, dispatches it. pending is true for
 // a match not yet due. A non-nil error means the dispatch did not complete
-// (RETRY_LATER, BLOCKED, transport error after retries, or cancellation).
-func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match) (pending bool, err error) {
+// (RETRY_LATER, BLOCKED, STUCK, transport error after retries, or
+// cancellation). rule is the rule that made m.
+func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, rule *lifecycle.Rule) (pending bool, err error) {
 	s.res.Matches++
 	if !m.IsDue(p.cfg.RunNow) {
 		s.res.Pending++
@@ -122,6 +125,7 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 		v := vt.obj.Versions[vt.idx]
 		a.Key, a.VersionID = vt.obj.Key, v.VersionID
 		req.Key, req.Expected = vt.obj.Key, v.Identity()
+		req.Applies = p.applies(rule, m.Kind)
 	}
 	// A target this shard already dispatched in this pass (walker, then the
 	// replay of its event) is not dispatched again.
@@ -159,6 +163,16 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 		p.record(s, a)
 		return false, &errDispatch{outcome: OutcomeError, target: target, err: err}
 	}
+	if out == filer.OutcomeNoopResolved && vt != nil {
+		if out, err = p.confirmNoop(ctx, req); err != nil {
+			if isCancel(err) {
+				return false, err
+			}
+			a.Outcome, a.Err = OutcomeError, err.Error()
+			p.record(s, a)
+			return false, &errDispatch{outcome: OutcomeError, target: target, err: err}
+		}
+	}
 	a.Outcome = string(out)
 	p.record(s, a)
 	if out.Completes() {
@@ -167,6 +181,52 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 		return false, &errDispatch{outcome: string(out), target: target}
 	}
 	return false, nil
+}
+
+// applies is DeleteRequest.Applies for an action of kind chosen by rule:
+// the same rule must still select the version, in the position kind acts
+// on, and be due at the pass clock. A different rule that would now
+// delete it is not enough: the action is decided again next pass.
+func (p *pass) applies(rule *lifecycle.Rule, kind lifecycle.ActionKind) func(*filer.Object, int) bool {
+	return func(obj *filer.Object, idx int) bool {
+		if rule == nil || obj == nil {
+			return false
+		}
+		m, ok := lifecycle.EvaluateVersion(rule, kind, obj, idx, p.snap.Rounding)
+		return ok && m.IsDue(p.cfg.RunNow)
+	}
+}
+
+// confirmNoop checks a NOOP_RESOLVED answer against a fresh read of the
+// key. NOOP_RESOLVED means someone else changed or removed the target;
+// when the version is still there with the identity the delete carried and
+// the action still applies, nobody resolved anything: the server refuses a
+// request the pass would repeat forever, and the outcome is STUCK. A read
+// that fails is returned as an error (the dispatch is not counted as
+// resolved on doubt); an ambiguous key stays NOOP_RESOLVED (nothing may act
+// on it either way).
+func (p *pass) confirmNoop(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
+	var obj filer.Object
+	var found bool
+	err := p.withRetry(ctx, func() error {
+		var e error
+		obj, found, e = p.cfg.Store.LookupObject(ctx, req.Bucket, req.Key)
+		return e
+	})
+	switch {
+	case err != nil && errors.Is(err, filer.ErrAmbiguousLayout):
+		return filer.OutcomeNoopResolved, nil
+	case err != nil:
+		return "", fmt.Errorf("re-read after NOOP_RESOLVED: %w", err)
+	case !found:
+		return filer.OutcomeNoopResolved, nil
+	}
+	for idx := range obj.Versions {
+		if obj.Versions[idx].Identity() == req.Expected && req.Applies(&obj, idx) {
+			return filer.OutcomeStuck, nil
+		}
+	}
+	return filer.OutcomeNoopResolved, nil
 }
 
 func (p *pass) record(s *shardRun, a Action) {

@@ -169,11 +169,11 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, cache lookups, st 
 		// The upload's initiation time is the event's TsNs; a completed or
 		// aborted upload makes the dispatch NOOP_RESOLVED.
 		up := filer.Upload{Key: st.ev.Key, UploadID: st.ev.UploadID, Initiated: unixNs(st.ev.TsNs)}
-		best, found := bestUploadMatch(st.acts, &up, p.snap.Rounding)
+		best, rule, found := bestUploadMatch(st.acts, &up, p.snap.Rounding)
 		if !found {
 			return false, nil
 		}
-		return p.handle(ctx, s, "replay", st.ev.Bucket, &up, nil, best)
+		return p.handle(ctx, s, "replay", st.ev.Bucket, &up, nil, best, rule)
 	}
 	l := st.look
 	select {
@@ -181,18 +181,24 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, cache lookups, st 
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
-	if l.err != nil || !l.exists {
+	if l.err != nil {
+		if p.keyNotice(s.id, st.ev.Bucket, st.ev.Key, l.err) {
+			return false, nil // ambiguous: no action, reported
+		}
 		return false, l.err
+	}
+	if !l.exists {
+		return false, nil
 	}
 	idx := versionIndex(&l.obj, st.ev.VersionID)
 	if idx < 0 {
 		return false, nil
 	}
-	best, found := bestVersionMatch(st.acts, &l.obj, idx, p.snap.Rounding)
+	best, rule, found := bestVersionMatch(st.acts, &l.obj, idx, p.snap.Rounding)
 	if !found {
 		return false, nil
 	}
-	pending, err = p.handle(ctx, s, "replay", st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best)
+	pending, err = p.handle(ctx, s, "replay", st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, rule)
 	if !pending {
 		delete(cache, lookupKey(st.ev.Bucket, st.ev.Key))
 	}
@@ -208,34 +214,35 @@ func versionIndex(obj *filer.Object, versionID string) int {
 	return -1
 }
 
-// bestVersionMatch is the earliest-due match of acts on obj.Versions[idx]:
-// a delete wins over nothing and the earliest due delete applies.
-func bestVersionMatch(acts []*engine.CompiledAction, obj *filer.Object, idx int, rnd lifecycle.Rounding) (lifecycle.Match, bool) {
+// bestVersionMatch is the earliest-due match of acts on obj.Versions[idx]
+// and the rule that made it: a delete wins over nothing and the earliest
+// due delete applies.
+func bestVersionMatch(acts []*engine.CompiledAction, obj *filer.Object, idx int, rnd lifecycle.Rounding) (lifecycle.Match, *lifecycle.Rule, bool) {
 	var best lifecycle.Match
-	found := false
+	var rule *lifecycle.Rule
 	for _, a := range acts {
 		if !a.IsActive() || a.Key.Kind == lifecycle.AbortMPU {
 			continue
 		}
 		m, ok := lifecycle.EvaluateVersion(a.Rule, a.Key.Kind, obj, idx, rnd)
-		if ok && (!found || m.Earlier(best)) {
-			best, found = m, true
+		if ok && (rule == nil || m.Earlier(best)) {
+			best, rule = m, a.Rule
 		}
 	}
-	return best, found
+	return best, rule, rule != nil
 }
 
-func bestUploadMatch(acts []*engine.CompiledAction, up *filer.Upload, rnd lifecycle.Rounding) (lifecycle.Match, bool) {
+func bestUploadMatch(acts []*engine.CompiledAction, up *filer.Upload, rnd lifecycle.Rounding) (lifecycle.Match, *lifecycle.Rule, bool) {
 	var best lifecycle.Match
-	found := false
+	var rule *lifecycle.Rule
 	for _, a := range acts {
 		if !a.IsActive() || a.Key.Kind != lifecycle.AbortMPU {
 			continue
 		}
 		m, ok := lifecycle.EvaluateUpload(a.Rule, up, rnd)
-		if ok && (!found || m.Earlier(best)) {
-			best, found = m, true
+		if ok && (rule == nil || m.Earlier(best)) {
+			best, rule = m, a.Rule
 		}
 	}
-	return best, found
+	return best, rule, rule != nil
 }

@@ -27,6 +27,12 @@ type Config struct {
 	RunNow time.Time
 	// Clock is the wall clock, used only to measure the pass duration.
 	Clock func() time.Time
+	// ServerNow is the store's own clock read before the pass
+	// (filer.ServerClock); zero when the store's clock is the pass clock
+	// (the embedded filer). The meta-log is replayed, and a quiet shard's
+	// cursor advanced, only up to min(RunNow, ServerNow), so a cursor never
+	// runs ahead of the events the filer has written.
+	ServerNow time.Time
 	// Shards to run; nil means all 16.
 	Shards []int
 	// MetaLogRetention is how far back the meta-log reaches; 0 means
@@ -66,6 +72,9 @@ type Result struct {
 	DryRun   bool
 	Shards   []ShardResult
 	Actions  []Action
+	// Notices are keys the pass left alone on purpose (ambiguous layouts),
+	// sorted by bucket and key.
+	Notices []Notice
 	// SubscribeErr is the meta-log subscription's error, if any.
 	SubscribeErr string
 }
@@ -157,6 +166,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Shards = append(res.Shards, s.res)
 	}
 	res.Actions = p.actions
+	res.Notices = p.notices
+	sortNotices(res.Notices)
 	sort.SliceStable(res.Actions, func(i, j int) bool { return res.Actions[i].Shard < res.Actions[j].Shard })
 	res.Duration = cfg.Clock().Sub(started)
 	return res, nil

@@ -33,6 +33,8 @@ type pass struct {
 
 	mu      sync.Mutex
 	actions []Action
+	notices []Notice
+	noticed map[string]bool
 }
 
 func newPass(cfg Config) *pass {
@@ -45,7 +47,12 @@ func newPass(cfg Config) *pass {
 		pageSize:   cfg.PageSize,
 		queueLimit: cfg.QueueLimit,
 	}
+	// The meta-log is read only up to the server's own clock: a cursor
+	// saved past it would claim events the filer has not written yet.
 	p.untilNs = p.runNowNs
+	if !cfg.ServerNow.IsZero() {
+		p.untilNs = min(p.untilNs, cfg.ServerNow.UnixNano())
+	}
 	p.retention = cfg.MetaLogRetention
 	if p.retention == 0 {
 		p.retention = p.maxTTL

@@ -2,6 +2,8 @@ package dailyrun
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/ilmctl/ilmctl/core/engine"
@@ -61,6 +63,10 @@ type walkItem struct {
 	up     *filer.Upload
 	vt     *versionTarget
 	m      lifecycle.Match
+	rule   *lifecycle.Rule
+	// err, when set, is a key of this shard the listing could not read;
+	// the shard halts on it.
+	err error
 }
 
 // walkQueue is each shard dispatcher's backlog; past it the listing waits.
@@ -122,6 +128,14 @@ func (p *pass) runWalk(ctx context.Context, g *walkGroup) {
 	}
 }
 
+// walkStopped is the error a shard's walk ends with when it was cut short
+// by a failure that was not its own (a bucket listing that failed): every
+// shard of the group missed that bucket's keys, so none may record the
+// walk as done, but each dispatched everything else it found.
+func walkStopped(errs []error) error {
+	return errors.Join(errs...)
+}
+
 // dispatchWalk dispatches one shard's queued matches in order; after the
 // first that does not complete it drains the rest without dispatching.
 func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <-chan walkItem) {
@@ -129,15 +143,31 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 		if g.stopped(s.id) {
 			continue
 		}
-		if _, err := p.handle(ctx, s, "walker", it.bucket, it.up, it.vt, it.m); err != nil {
+		if it.err != nil {
+			// A key this shard owns could not be read: the shard stops
+			// here, in key order, after dispatching everything before it.
+			g.fail(s.id, it.err)
+			continue
+		}
+		if _, err := p.handle(ctx, s, "walker", it.bucket, it.up, it.vt, it.m, it.rule); err != nil {
 			g.fail(s.id, err)
 		}
 	}
 }
 
 // listView lists every bucket the view has actions for and queues each due
-// match; matches not yet due are left to replay or a later walk.
+// match; matches not yet due are left to replay or a later walk. A bucket
+// whose listing fails (after retries) is skipped and the walk goes on with
+// the next one; the failure then stops every shard's walk of the group
+// (none may record it as complete) once everything else is dispatched.
+// Only cancellation ends the walk at once.
 func (p *pass) listView(ctx context.Context, g *walkGroup) error {
+	var bucketErrs []error
+	defer func() {
+		if len(bucketErrs) > 0 {
+			g.failAll(walkStopped(bucketErrs))
+		}
+	}()
 	for _, bucket := range g.view.BucketNames() {
 		var versionActs, uploadActs []*engine.CompiledAction
 		for _, a := range g.view.BucketActions(bucket) {
@@ -151,12 +181,18 @@ func (p *pass) listView(ctx context.Context, g *walkGroup) error {
 		}
 		if len(versionActs) > 0 {
 			if err := p.walkObjects(ctx, g, bucket, versionActs); err != nil {
-				return err
+				if isCancel(err) || ctx.Err() != nil {
+					return err
+				}
+				bucketErrs = append(bucketErrs, fmt.Errorf("walk of bucket %s stopped: %w", bucket, err))
 			}
 		}
 		if len(uploadActs) > 0 {
 			if err := p.walkUploads(ctx, g, bucket, uploadActs); err != nil {
-				return err
+				if isCancel(err) || ctx.Err() != nil {
+					return err
+				}
+				bucketErrs = append(bucketErrs, fmt.Errorf("walk of bucket %s uploads stopped: %w", bucket, err))
 			}
 		}
 	}
@@ -235,13 +271,22 @@ func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, act
 			if s == nil {
 				continue
 			}
+			if obj.Err != nil {
+				if p.keyNotice(s.id, bucket, obj.Key, obj.Err) {
+					continue // ambiguous: no action, reported
+				}
+				if err := g.queue(ctx, s, walkItem{bucket: bucket, err: obj.Err}); err != nil {
+					return err
+				}
+				continue
+			}
 			p.noteColdKey(s, bucket, obj, acts)
 			for idx := range obj.Versions {
-				m, ok := bestVersionMatch(acts, obj, idx, p.snap.Rounding)
+				m, rule, ok := bestVersionMatch(acts, obj, idx, p.snap.Rounding)
 				if !ok || !m.IsDue(p.cfg.RunNow) {
 					continue
 				}
-				if err := g.queue(ctx, s, walkItem{bucket: bucket, vt: &versionTarget{obj: obj, idx: idx}, m: m}); err != nil {
+				if err := g.queue(ctx, s, walkItem{bucket: bucket, vt: &versionTarget{obj: obj, idx: idx}, m: m, rule: rule}); err != nil {
 					return err
 				}
 			}
@@ -316,11 +361,11 @@ func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, act
 			if s == nil {
 				continue
 			}
-			m, ok := bestUploadMatch(acts, up, p.snap.Rounding)
+			m, rule, ok := bestUploadMatch(acts, up, p.snap.Rounding)
 			if !ok || !m.IsDue(p.cfg.RunNow) {
 				continue
 			}
-			if err := g.queue(ctx, s, walkItem{bucket: bucket, up: up, m: m}); err != nil {
+			if err := g.queue(ctx, s, walkItem{bucket: bucket, up: up, m: m, rule: rule}); err != nil {
 				return err
 			}
 		}
