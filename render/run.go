@@ -13,17 +13,20 @@ import (
 
 // RunReport is `ilmctl run -o json`. Field names are a stable interface.
 type RunReport struct {
-	Status          string         `json:"status"`
-	Heartbeat       string         `json:"heartbeat"`
-	RunNow          time.Time      `json:"run_now"`
-	DryRun          bool           `json:"dry_run"`
-	DurationSeconds float64        `json:"duration_seconds"`
-	Errors          int            `json:"errors"`
-	SubscribeError  string         `json:"subscribe_error,omitempty"`
-	BucketErrors    []BucketError  `json:"bucket_errors"`
-	Shards          []ShardReport  `json:"shards"`
-	Buckets         []BucketReport `json:"buckets"`
-	Actions         []ActionReport `json:"actions"`
+	Status          string        `json:"status"`
+	Heartbeat       string        `json:"heartbeat"`
+	RunNow          time.Time     `json:"run_now"`
+	DryRun          bool          `json:"dry_run"`
+	DurationSeconds float64       `json:"duration_seconds"`
+	Errors          int           `json:"errors"`
+	SubscribeError  string        `json:"subscribe_error,omitempty"`
+	BucketErrors    []BucketError `json:"bucket_errors"`
+	// AmbiguousKeys counts the notices of kind ambiguous_layout.
+	AmbiguousKeys int            `json:"ambiguous_keys"`
+	Notices       []NoticeReport `json:"notices"`
+	Shards        []ShardReport  `json:"shards"`
+	Buckets       []BucketReport `json:"buckets"`
+	Actions       []ActionReport `json:"actions"`
 }
 
 // BucketError is a bucket whose lifecycle configuration was rejected; it
@@ -31,6 +34,17 @@ type RunReport struct {
 type BucketError struct {
 	Bucket string `json:"bucket"`
 	Error  string `json:"error"`
+}
+
+// NoticeReport is something the pass saw and deliberately left alone,
+// reported once per pass: kind ambiguous_layout is a key whose entries do
+// not name one entry per version ID; it got no action.
+type NoticeReport struct {
+	Kind   string `json:"kind"`
+	Shard  int    `json:"shard"`
+	Bucket string `json:"bucket"`
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
 }
 
 // ShardReport is one shard's row. Lags are seconds, null when cold.
@@ -86,6 +100,11 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 	if rep.BucketErrors == nil {
 		rep.BucketErrors = []BucketError{}
 	}
+	rep.Notices = []NoticeReport{}
+	for _, n := range r.Notices {
+		rep.Notices = append(rep.Notices, NoticeReport{Kind: n.Kind.String(), Shard: n.Shard, Bucket: n.Bucket, Key: n.Key, Reason: n.Reason})
+	}
+	rep.AmbiguousKeys = r.AmbiguousKeys()
 	seconds := func(d time.Duration, ok bool) *float64 {
 		if !ok {
 			return nil
@@ -135,7 +154,7 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 
 var dispatchColumns = []string{
 	string(filer.OutcomeDone), string(filer.OutcomeNoopResolved), string(filer.OutcomeSkippedObjectLock),
-	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), dailyrun.OutcomeError,
+	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), string(filer.OutcomeStuck), dailyrun.OutcomeError,
 }
 
 // outcomeColumns are the outcome count columns: the filer's outcomes, or

@@ -65,7 +65,9 @@ func (f *Filer) ListObjects(ctx context.Context, bucket, startAfter string, limi
 			}
 			var rec objectRecord
 			if err := decode("object "+bucket+"/"+string(k), v, &rec); err != nil {
-				return err
+				// One unreadable record halts its key's shard, not the page.
+				objs = append(objs, filer.Object{Key: string(k), Err: &filer.KeyError{Bucket: bucket, Key: string(k), Err: err}})
+				continue
 			}
 			objs = append(objs, rec.toObject(string(k)))
 		}
@@ -97,7 +99,7 @@ func (f *Filer) LookupObject(ctx context.Context, bucket, key string) (filer.Obj
 		}
 		var rec objectRecord
 		if err := decode("object "+bucket+"/"+key, raw, &rec); err != nil {
-			return err
+			return &filer.KeyError{Bucket: bucket, Key: key, Err: err}
 		}
 		obj, found = rec.toObject(key), len(rec.Versions) > 0
 		return nil

@@ -306,6 +306,14 @@ func assemble(p objectParts) (filer.Object, bool, error) {
 		byID[id] = len(items)
 		items = append(items, item{v: v, ts: ts})
 	}
+	if _, dup := byID[filer.NullVersionID]; dup && p.bare != nil {
+		// Older SeaweedFS releases could leave a null-version entry in
+		// <key>.versions/v_null beside the bare null object: one version ID,
+		// two entries. Which one a delete of "null" reaches is the server's
+		// guess, so the key is not acted on.
+		return filer.Object{}, false, fmt.Errorf("%w: %s and %s%s/%s both carry version ID %q",
+			filer.ErrAmbiguousLayout, p.key, p.key, versionsSuffix, versionFileName(filer.NullVersionID), filer.NullVersionID)
+	}
 	nullIdx := -1
 	if p.bare != nil {
 		v, err := versionFromEntry(p.bare, filer.NullVersionID)
@@ -336,6 +344,13 @@ func assemble(p objectParts) (filer.Object, bool, error) {
 	pointer := ""
 	if p.versions != nil {
 		pointer = string(p.versions.Extended[extLatestVersionID])
+		// SeaweedFS sets the pointer and clears the null-is-latest flag in
+		// one write, and the reverse (s3api_object_handlers_put.go); both
+		// set name two different latest versions.
+		if pointer != "" && string(p.versions.Extended[extNullVersionIsLatest]) == "true" {
+			return filer.Object{}, false, fmt.Errorf("%w: %s%s has both %s=%q and %s=true",
+				filer.ErrAmbiguousLayout, p.key, versionsSuffix, extLatestVersionID, pointer, extNullVersionIsLatest)
+		}
 	}
 	switch {
 	case pointer != "":

@@ -135,12 +135,14 @@ func (s *Store) LookupObject(ctx context.Context, bucket, key string) (filer.Obj
 			p.versions = vdir
 		}
 	}
-	return s.assembleParts(ctx, dir, p)
+	return s.assembleParts(ctx, bucket, dir, p)
 }
 
 // assembleParts lists p's version files (in dir/<name>.versions) and
-// assembles the object.
-func (s *Store) assembleParts(ctx context.Context, dir string, p objectParts) (filer.Object, bool, error) {
+// assembles the object. An entry that cannot be read exactly (ErrBadEntry,
+// ErrDanglingLatest, filer.ErrAmbiguousLayout) is a *filer.KeyError: it
+// concerns this key alone. Listing failures are returned as they are.
+func (s *Store) assembleParts(ctx context.Context, bucket, dir string, p objectParts) (filer.Object, bool, error) {
 	if p.versions != nil {
 		files, err := s.listAll(ctx, dir+"/"+p.versions.Name)
 		if err != nil {
@@ -148,7 +150,11 @@ func (s *Store) assembleParts(ctx context.Context, dir string, p objectParts) (f
 		}
 		p.files = files
 	}
-	return assemble(p)
+	obj, found, err := assemble(p)
+	if err != nil {
+		return filer.Object{}, false, &filer.KeyError{Bucket: bucket, Key: p.key, Err: err}
+	}
+	return obj, found, nil
 }
 
 // ListObjects walks the bucket's directory tree in S3 key order (bytewise:
@@ -172,7 +178,12 @@ func (s *Store) ListObjects(ctx context.Context, bucket, startAfter string, limi
 		if len(out) == limit {
 			return out, out[len(out)-1].Key, nil
 		}
-		obj, found, err := s.assembleParts(ctx, it.dir, it.parts)
+		obj, found, err := s.assembleParts(ctx, bucket, it.dir, it.parts)
+		if ke := filer.AsKeyError(err); ke != nil {
+			// The rest of the page is good; the key carries its error.
+			out = append(out, filer.Object{Key: it.parts.key, Err: ke})
+			continue
+		}
 		if err != nil {
 			return nil, "", err
 		}

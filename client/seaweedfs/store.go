@@ -130,3 +130,19 @@ func splitHostPort(addr string) (string, int, error) {
 }
 
 func (s *Store) bucketDir(bucket string) string { return s.bucketsPath + "/" + bucket }
+
+// ServerTime is the filer's clock: the start time of a self Ping
+// (weed/server/filer_grpc_server_admin.go Ping, empty target), Unix
+// nanoseconds as the filer stamps meta-log TsNs with.
+func (s *Store) ServerTime(ctx context.Context) (time.Time, error) {
+	resp, err := s.fc.Ping(ctx, &filer_pb.PingRequest{})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("ping filer for its clock: %w", err)
+	}
+	if resp.GetStartTimeNs() <= 0 {
+		return time.Time{}, fmt.Errorf("ping filer for its clock: no start_time_ns in the answer")
+	}
+	return time.Unix(0, resp.GetStartTimeNs()).UTC(), nil
+}
+
+var _ filer.ServerClock = (*Store)(nil)

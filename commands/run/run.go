@@ -148,6 +148,10 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	if cfg.ServerNow, err = checkServerClock(ctx, fl, runNow, o.dryRun); err != nil {
+		return err
+	}
+
 	buckets, bucketErrs, err := loadRules(ctx, fl)
 	if err != nil {
 		return err
@@ -167,6 +171,9 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := render.NewRunReport(res, bucketErrs)
+	for _, n := range res.Notices {
+		fmt.Fprintf(stderr, "ilmctl: notice: %s %s/%s: no action taken: %s\n", n.Kind, n.Bucket, n.Key, n.Reason)
+	}
 	fmt.Fprintln(stderr, res.Heartbeat())
 	if format == render.FormatJSON {
 		err = render.JSON(stdout, rep)
@@ -180,6 +187,32 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return cmdutil.Incomplete(incomplete(res))
 	}
 	return nil
+}
+
+// maxClockSkew is how far a real pass's clock may run ahead of the
+// filer's: enough for hosts kept in step by NTP, far too little to date a
+// pass in the future.
+const maxClockSkew = 2 * time.Minute
+
+// checkServerClock reads the clock of a store that keeps its own
+// (filer.ServerClock) and refuses a real pass dated more than maxClockSkew
+// after it: deletes would run ahead of their due times and cursors would
+// claim events the filer has not written yet. A dry run may look ahead.
+// The zero time means the store's clock is the pass clock (embedded).
+func checkServerClock(ctx context.Context, fl client.Filer, runNow time.Time, dryRun bool) (time.Time, error) {
+	sc, ok := fl.(filer.ServerClock)
+	if !ok {
+		return time.Time{}, nil
+	}
+	serverNow, err := sc.ServerTime(ctx)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read the filer's clock: %w", err)
+	}
+	if ahead := runNow.Sub(serverNow); ahead > maxClockSkew && !dryRun {
+		return time.Time{}, cmdutil.Usage("the pass clock %s is %s ahead of the filer's clock %s (at most %s allowed): a real pass dated in the future would delete early and save cursors past events the filer has not written; preview the future with --dry-run --now %s, or fix this host's clock",
+			runNow.Format(time.RFC3339), dailyrun.FormatDuration(ahead), serverNow.Format(time.RFC3339), dailyrun.FormatDuration(maxClockSkew), runNow.Format(time.RFC3339))
+	}
+	return serverNow, nil
 }
 
 // incomplete says how a pass that did not finish left its cursors: the next
