@@ -33,6 +33,21 @@ type fakeStore struct {
 	listings int
 	// lookups counts LookupObject calls.
 	lookups int
+	// keyErrs makes a key unreadable: ListObjects returns it with Err set
+	// and LookupObject returns the error (bucket/key -> error).
+	keyErrs map[string]error
+	// listErrs makes every ListObjects of a bucket fail.
+	listErrs map[string]error
+	// beforeDelete runs inside LifecycleDelete, under the lock, before the
+	// target is evaluated: a change made "between listing and delete".
+	beforeDelete func(f *fakeStore, req filer.DeleteRequest)
+}
+
+func (f *fakeStore) keyErr(bucket, key string) error {
+	if err := f.keyErrs[bucket+"/"+key]; err != nil {
+		return &filer.KeyError{Bucket: bucket, Key: key, Err: err}
+	}
+	return nil
 }
 
 func newFakeStore() *fakeStore {
@@ -73,6 +88,9 @@ func (f *fakeStore) ListObjects(_ context.Context, bucket, after string, limit i
 	if after == "" {
 		f.listings++
 	}
+	if err := f.listErrs[bucket]; err != nil {
+		return nil, "", err
+	}
 	var keys []string
 	for k := range f.objects[bucket] {
 		if k > after {
@@ -87,6 +105,10 @@ func (f *fakeStore) ListObjects(_ context.Context, bucket, after string, limit i
 	}
 	var out []filer.Object
 	for _, k := range keys {
+		if err := f.keyErr(bucket, k); err != nil {
+			out = append(out, filer.Object{Key: k, Err: err})
+			continue
+		}
 		o := *f.objects[bucket][k]
 		o.Versions = append([]filer.Version(nil), o.Versions...)
 		out = append(out, o)
@@ -98,6 +120,9 @@ func (f *fakeStore) LookupObject(_ context.Context, bucket, key string) (filer.O
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lookups++
+	if err := f.keyErr(bucket, key); err != nil {
+		return filer.Object{}, false, err
+	}
 	o, ok := f.objects[bucket][key]
 	if !ok || len(o.Versions) == 0 {
 		return filer.Object{}, false, nil
@@ -154,6 +179,9 @@ func (f *fakeStore) LifecycleDelete(_ context.Context, req filer.DeleteRequest) 
 			return out, err
 		}
 	}
+	if f.beforeDelete != nil {
+		f.beforeDelete(f, req)
+	}
 	f.deletes = append(f.deletes, req)
 	if req.Expected.UploadID != "" {
 		ups := f.uploads[req.Bucket]
@@ -171,6 +199,15 @@ func (f *fakeStore) LifecycleDelete(_ context.Context, req filer.DeleteRequest) 
 	}
 	for i, v := range o.Versions {
 		if v.Identity() == req.Expected {
+			// Like a store whose server checks only identity, it asks the
+			// pass to re-decide the action on what it holds now.
+			if req.Applies != nil {
+				c := *o
+				c.Versions = append([]filer.Version(nil), o.Versions...)
+				if !req.Applies(&c, i) {
+					return filer.OutcomeNoopResolved, nil
+				}
+			}
 			o.Versions = append(o.Versions[:i:i], o.Versions[i+1:]...)
 			if len(o.Versions) == 0 {
 				delete(f.objects[req.Bucket], req.Key)

@@ -118,7 +118,7 @@ func (p *pass) runWalk(ctx context.Context, g *walkGroup) {
 			p.dispatchWalk(ctx, g, s, ch)
 		}()
 	}
-	err := p.listView(ctx, g)
+	bucketErrs, err := p.listView(ctx, g)
 	for _, ch := range g.work {
 		close(ch)
 	}
@@ -126,14 +126,12 @@ func (p *pass) runWalk(ctx context.Context, g *walkGroup) {
 	if err != nil {
 		g.failAll(err)
 	}
-}
-
-// walkStopped is the error a shard's walk ends with when it was cut short
-// by a failure that was not its own (a bucket listing that failed): every
-// shard of the group missed that bucket's keys, so none may record the
-// walk as done, but each dispatched everything else it found.
-func walkStopped(errs []error) error {
-	return errors.Join(errs...)
+	// A bucket listing that failed was not any one shard's failure: every
+	// shard of the group missed that bucket's keys, so none may record the
+	// walk as done, but each has dispatched everything else it found.
+	if len(bucketErrs) > 0 {
+		g.failAll(errors.Join(bucketErrs...))
+	}
 }
 
 // dispatchWalk dispatches one shard's queued matches in order; after the
@@ -158,16 +156,9 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 // listView lists every bucket the view has actions for and queues each due
 // match; matches not yet due are left to replay or a later walk. A bucket
 // whose listing fails (after retries) is skipped and the walk goes on with
-// the next one; the failure then stops every shard's walk of the group
-// (none may record it as complete) once everything else is dispatched.
-// Only cancellation ends the walk at once.
-func (p *pass) listView(ctx context.Context, g *walkGroup) error {
-	var bucketErrs []error
-	defer func() {
-		if len(bucketErrs) > 0 {
-			g.failAll(walkStopped(bucketErrs))
-		}
-	}()
+// the next one; its failure is returned in bucketErrs. Only cancellation
+// ends the walk at once (err).
+func (p *pass) listView(ctx context.Context, g *walkGroup) (bucketErrs []error, err error) {
 	for _, bucket := range g.view.BucketNames() {
 		var versionActs, uploadActs []*engine.CompiledAction
 		for _, a := range g.view.BucketActions(bucket) {
@@ -182,7 +173,7 @@ func (p *pass) listView(ctx context.Context, g *walkGroup) error {
 		if len(versionActs) > 0 {
 			if err := p.walkObjects(ctx, g, bucket, versionActs); err != nil {
 				if isCancel(err) || ctx.Err() != nil {
-					return err
+					return bucketErrs, err
 				}
 				bucketErrs = append(bucketErrs, fmt.Errorf("walk of bucket %s stopped: %w", bucket, err))
 			}
@@ -190,13 +181,13 @@ func (p *pass) listView(ctx context.Context, g *walkGroup) error {
 		if len(uploadActs) > 0 {
 			if err := p.walkUploads(ctx, g, bucket, uploadActs); err != nil {
 				if isCancel(err) || ctx.Err() != nil {
-					return err
+					return bucketErrs, err
 				}
 				bucketErrs = append(bucketErrs, fmt.Errorf("walk of bucket %s uploads stopped: %w", bucket, err))
 			}
 		}
 	}
-	return nil
+	return bucketErrs, nil
 }
 
 func (g *walkGroup) fail(id int, err error) {
