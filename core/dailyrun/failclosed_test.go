@@ -452,4 +452,3 @@ func TestAppliesPredicates(t *testing.T) {
 		})
 	}
 }
-
