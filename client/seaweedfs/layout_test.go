@@ -167,6 +167,28 @@ func TestAssemble(t *testing.T) {
 		{"bad retention", objectParts{bare: file("k", 5, map[string]string{extRetainUntil: "soon"})}, nil, ErrBadEntry},
 		{"bad legal hold", objectParts{bare: file("k", 5, map[string]string{extLegalHold: "on"})}, nil, ErrBadEntry},
 		{"bad noncurrent stamp", objectParts{bare: file("k", 5, map[string]string{extNoncurrentSinceNs: "x"})}, nil, ErrBadEntry},
+		// seaweedfs#10583: a null delete marker left in k.versions/ beside
+		// the bare null object, the pointer naming "null". Either entry
+		// could be "the" null version: no guess.
+		{"null in both the bare entry and v_null", objectParts{
+			bare:     file("k", 50, nil),
+			versions: dir("k.versions", map[string]string{extLatestVersionID: "null"}),
+			files:    []*filer_pb.Entry{file("v_null", 40, map[string]string{extDeleteMarker: "true"})},
+		}, nil, filer.ErrAmbiguousLayout},
+		{"null in both, no pointer", objectParts{
+			bare:     file("k", 50, nil),
+			versions: dir("k.versions", nil),
+			files:    []*filer_pb.Entry{file("v_null", 40, nil), file("v_"+idNew, 30, nil)},
+		}, nil, filer.ErrAmbiguousLayout},
+		{"pointer and null-is-latest both set", objectParts{
+			bare:     file("k", 50, nil),
+			versions: dir("k.versions", map[string]string{extLatestVersionID: idNew, extNullVersionIsLatest: "true"}),
+			files:    []*filer_pb.Entry{file("v_"+idNew, 30, nil)},
+		}, nil, filer.ErrAmbiguousLayout},
+		{"v_null alone is the null version", objectParts{
+			versions: dir("k.versions", map[string]string{extLatestVersionID: "null"}),
+			files:    []*filer_pb.Entry{file("v_null", 40, map[string]string{extDeleteMarker: "true"}), file("v_"+idOld, 10, nil)},
+		}, []row{{"null", true, true}, {idOld, false, false}}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -242,5 +264,35 @@ func TestLevelStart(t *testing.T) {
 		if got := newLevel("/d", tc.prefix, tc.after, false).startAt; got != tc.want {
 			t.Errorf("newLevel(%q, after %q).startAt = %q, want %q", tc.prefix, tc.after, got, tc.want)
 		}
+	}
+}
+
+// Two entries that carry one version ID (the bare null object and a v_null
+// delete marker) never share a delete identity: a LifecycleDelete prepared
+// for one is NOOP_RESOLVED against the other, whichever the server
+// resolves "null" to.
+func TestNullEntriesHaveDistinctIdentities(t *testing.T) {
+	obj := file("k", 50, map[string]string{extETag: `"abc-2"`})
+	obj.Attributes.FileSize = 6 << 20
+	obj.Chunks = []*filer_pb.FileChunk{{FileId: "3,01637037d6"}}
+	marker := file("v_null", 40, map[string]string{extDeleteMarker: "true", extVersionID: "null"})
+	a, err := versionFromEntry(obj, filer.NullVersionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := versionFromEntry(marker, filer.NullVersionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.VersionID != b.VersionID {
+		t.Fatalf("setup: version IDs %q and %q differ", a.VersionID, b.VersionID)
+	}
+	if a.Identity() == b.Identity() {
+		t.Fatalf("identities are equal: %+v", a.Identity())
+	}
+	ha, fa, _ := parseStoreToken(a.StoreToken)
+	hb, fb, _ := parseStoreToken(b.StoreToken)
+	if a.MtimeNs == b.MtimeNs && a.Size == b.Size && fa == fb && hex.EncodeToString(ha) == hex.EncodeToString(hb) {
+		t.Fatal("the wire identity (mtime, size, head fid, Extended hash) cannot tell the entries apart")
 	}
 }
