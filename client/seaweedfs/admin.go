@@ -116,3 +116,95 @@ func (s *Store) MetaLogPersistedNs(ctx context.Context) (int64, error) {
 	}
 	return newest, nil
 }
+
+// SetLatestVersionPointer rewrites key's .versions directory
+// Seaweed-X-Amz-Latest-Version-Id pointer through filer UpdateEntry; ""
+// removes it. For tests that reproduce layouts older SeaweedFS releases
+// left behind (a pointer naming a version that is gone, or naming "null"
+// beside a bare null object).
+func (s *Store) SetLatestVersionPointer(ctx context.Context, bucket, key, versionID string) error {
+	dir, name := path.Split(s.bucketDir(bucket) + "/" + key + versionsSuffix)
+	dir = strings.TrimSuffix(dir, "/")
+	e, err := s.lookup(ctx, dir, name)
+	if err != nil {
+		return err
+	}
+	if e == nil {
+		return fmt.Errorf("%s/%s: %w", dir, name, filer.ErrNotFound)
+	}
+	if e.Extended == nil {
+		e.Extended = map[string][]byte{}
+	}
+	if versionID == "" {
+		delete(e.Extended, extLatestVersionID)
+	} else {
+		e.Extended[extLatestVersionID] = []byte(versionID)
+	}
+	if _, err := s.fc.UpdateEntry(ctx, &filer_pb.UpdateEntryRequest{Directory: dir, Entry: e}); err != nil {
+		return fmt.Errorf("update %s/%s: %w", dir, name, err)
+	}
+	return nil
+}
+
+// PutLegacyNullMarker writes a null-version delete marker as a version
+// file, <key>.versions/v_null, dated mtime, creating the .versions
+// directory when missing: the layout older SeaweedFS releases could leave
+// beside a bare null object (seaweedfs#10583). For tests only.
+func (s *Store) PutLegacyNullMarker(ctx context.Context, bucket, key string, mtime time.Time) error {
+	dir, name := path.Split(s.bucketDir(bucket) + "/" + key + versionsSuffix)
+	dir = strings.TrimSuffix(dir, "/")
+	vdir, err := s.lookup(ctx, dir, name)
+	if err != nil {
+		return err
+	}
+	if vdir == nil {
+		if _, err := s.fc.CreateEntry(ctx, &filer_pb.CreateEntryRequest{Directory: dir, Entry: &filer_pb.Entry{
+			Name: name, IsDirectory: true,
+			Attributes: &filer_pb.FuseAttributes{Mtime: mtime.Unix(), Crtime: mtime.Unix(), FileMode: 0o20000000755},
+		}}); err != nil {
+			return fmt.Errorf("create %s/%s: %w", dir, name, err)
+		}
+	}
+	marker := &filer_pb.Entry{
+		Name:       versionFileName(filer.NullVersionID),
+		Attributes: &filer_pb.FuseAttributes{Mtime: mtime.Unix(), MtimeNs: int32(mtime.Nanosecond()), Crtime: mtime.Unix(), FileMode: 0o644},
+		Extended:   map[string][]byte{extVersionID: []byte(filer.NullVersionID), extDeleteMarker: []byte("true")},
+	}
+	if _, err := s.fc.CreateEntry(ctx, &filer_pb.CreateEntryRequest{Directory: dir + "/" + name, Entry: marker}); err != nil {
+		return fmt.Errorf("create %s/%s/%s: %w", dir, name, marker.Name, err)
+	}
+	return nil
+}
+
+// RemoveVersionFile deletes <key>.versions/v_<versionID> through the filer
+// (not S3). For tests that undo a layout they built.
+func (s *Store) RemoveVersionFile(ctx context.Context, bucket, key, versionID string) error {
+	dir := s.bucketDir(bucket) + "/" + key + versionsSuffix
+	if _, err := s.fc.DeleteEntry(ctx, &filer_pb.DeleteEntryRequest{Directory: dir, Name: versionFileName(versionID), IsDeleteData: true}); err != nil {
+		return fmt.Errorf("delete %s/%s: %w", dir, versionFileName(versionID), err)
+	}
+	return nil
+}
+
+// RawEntry returns the bare entry at key (the null version's home), nil
+// when there is none. For tests that check an entry survived whatever the
+// S3 view of the key says.
+func (s *Store) RawEntry(ctx context.Context, bucket, key string) (*filer_pb.Entry, error) {
+	dir, name := path.Split(s.bucketDir(bucket) + "/" + strings.TrimSuffix(key, "/"))
+	return s.lookup(ctx, strings.TrimSuffix(dir, "/"), name)
+}
+
+// RawVersion reads the version file <key>.versions/v_<versionID> alone, as
+// a filer.Version with the store token a LifecycleDelete compares. For
+// tests that prepare a delete for one specific entry.
+func (s *Store) RawVersion(ctx context.Context, bucket, key, versionID string) (filer.Version, error) {
+	dir := s.bucketDir(bucket) + "/" + key + versionsSuffix
+	e, err := s.lookup(ctx, dir, versionFileName(versionID))
+	if err != nil {
+		return filer.Version{}, err
+	}
+	if e == nil {
+		return filer.Version{}, fmt.Errorf("%s/%s: %w", dir, versionFileName(versionID), filer.ErrNotFound)
+	}
+	return versionFromEntry(e, versionID)
+}

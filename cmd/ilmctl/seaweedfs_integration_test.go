@@ -316,3 +316,26 @@ func waitMidPass(t *testing.T, s3c *itest.S3, st *seaweedfs.Store, bucket string
 		time.Sleep(100 * time.Millisecond) // polling interval of an external server, not synchronisation
 	}
 }
+
+// A real pass dated ahead of the filer's clock is refused before anything
+// runs (exit 2, naming --dry-run); the same date with --dry-run previews.
+func TestFutureNowRefusedOnLiveFiler(t *testing.T) {
+	ft := itest.FilerEnv(t)
+	ahead := time.Now().Add(72 * time.Hour).UTC().Format(time.RFC3339)
+	args := []string{"run", "--filer", "seaweedfs://" + ft.Filer, "--s3-grpc", ft.S3GRPC, "--now", ahead, "-o", "json"}
+	_, stderr, code := execute(t, args...)
+	if code != 2 || !strings.Contains(stderr, "--dry-run") || !strings.Contains(stderr, "ahead of the filer's clock") {
+		t.Errorf("real pass at %s: exit %d, want 2 with advice to use --dry-run\n%s", ahead, code, stderr)
+	}
+	if strings.Contains(stderr, "daily_run:") {
+		t.Errorf("the refused pass ran:\n%s", stderr)
+	}
+	stdout, stderr, code := execute(t, append(args, "--dry-run")...)
+	if code == 2 || code == 1 {
+		t.Errorf("dry run at %s: exit %d\n%s", ahead, code, stderr)
+	}
+	var rep runReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("dry-run report: %v\n%s", err, stdout)
+	}
+}
