@@ -61,12 +61,20 @@ Due times follow AWS: Days are counted from creation (or from when a version
 became noncurrent, or from upload initiation) and rounded up to the next
 midnight UTC; --due-rounding exact uses SeaweedFS's unrounded time.
 
-A shard whose delete ends RETRY_LATER, BLOCKED or in a transport error (after
-3 attempts) halts with its cursor at the last fully processed event; the next
-pass resumes there. -runtime and Ctrl-C stop the pass and still save cursors.
+A shard whose delete ends RETRY_LATER, BLOCKED, STUCK (refused although the
+target is unchanged and still due) or in a transport error (after 3 attempts)
+halts with its cursor at the last fully processed event; the next pass
+resumes there. A key that cannot be read exactly halts only its own shard; a
+key whose entries share one version ID gets no action and is reported as a
+notice. -runtime and Ctrl-C stop the pass and still save cursors.
 
-Exit codes: 0 pass ok; 1 error (bad filer, unreadable config); 2 bad flags;
-3 pass incomplete (a shard halted, errored or was cancelled; cursors saved).`,
+Against a live filer (seaweedfs://, s3://) the meta-log is read only up to
+the server's clock, and a real pass dated more than 2m after it is refused:
+use --dry-run to preview a future --now.
+
+Exit codes: 0 pass ok; 1 error (bad filer, unreadable config); 2 bad flags,
+or --now ahead of the filer's clock; 3 pass incomplete (a shard halted,
+errored or was cancelled; cursors saved).`,
 		Example: `  # One pass, capped at an hour, against the embedded filer in ./ilmctl-data
   ilmctl run -runtime 60m
 
