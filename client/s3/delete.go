@@ -14,7 +14,9 @@ import (
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
-// LifecycleDelete applies one lifecycle action over S3, per issue 3 § 3:
+// LifecycleDelete applies one lifecycle action over S3, per issue 3 § 3.
+// S3 checks nothing but If-Match on a delete, so every predicate the
+// action was chosen on is re-established from fresh reads first:
 //
 //  1. The key is listed again (ListObjectVersions) and the target must
 //     still be there with the expected version ID, ETag, size and
@@ -23,20 +25,35 @@ import (
 //     for ExpirationDays/ExpirationDate, a noncurrent one for
 //     NoncurrentDays/NewerNoncurrent, the key's only version, a delete
 //     marker, for ExpiredDeleteMarker. Anything else is NOOP_RESOLVED.
-//  2. For a permanent delete on an Object Lock bucket, a legal hold or
+//  2. When req.Applies is set, the target's tags are read again
+//     (GetObjectTagging of that version, when a tag rule of the bucket
+//     could select it) and Applies re-decides the whole rule on this
+//     fresh read: filter, position, successor time, NewerNoncurrentVersions
+//     count, due time. False is NOOP_RESOLVED; tags that cannot be read
+//     delete nothing (a transport error).
+//  3. HeadObject of the exact version must report the listed size and
+//     LastModified second, else NOOP_RESOLVED; its ETag, not the listing's,
+//     goes into If-Match, since a listing may spell a multipart ETag
+//     differently from the object (SeaweedFS, see README § Any S3
+//     endpoint). Delete markers have no ETag and get no HEAD.
+//  4. For a permanent delete on an Object Lock bucket, a legal hold or
 //     retention beyond the store clock (GetObjectLegalHold,
 //     GetObjectRetention) is SKIPPED_OBJECT_LOCK without a delete; so is
 //     an AccessDenied on such a delete when the version is held or
 //     retained by the wall clock.
-//  3. DeleteObject carries If-Match with the listed ETag (delete markers
-//     have none), and a VersionId for the permanent kinds; Expiration kinds
-//     omit it so versioned buckets get a delete marker, as AWS does.
+//  5. DeleteObject carries If-Match with that ETag, and a VersionId for
+//     the permanent kinds; Expiration kinds omit it so versioned buckets
+//     get a delete marker, as AWS does.
 //
-// Responses map to outcomes: 412 and 404 (NoSuchKey, NoSuchVersion,
-// NoSuchUpload, NoSuchBucket) NOOP_RESOLVED; an Object Lock refusal
-// SKIPPED_OBJECT_LOCK; 503 SlowDown RETRY_LATER; anything else is a
-// transport error (an *APIError) the caller retries. AbortMPU is
-// AbortMultipartUpload of Expected.UploadID. An unknown kind is BLOCKED.
+// Responses map to outcomes: 404 (NoSuchKey, NoSuchVersion, NoSuchUpload,
+// NoSuchBucket) NOOP_RESOLVED; an Object Lock refusal SKIPPED_OBJECT_LOCK;
+// 503 SlowDown RETRY_LATER; anything else is a transport error (an
+// *APIError) the caller retries. A 412 is followed by steps 1-3 again:
+// when they show the same version, still in place, still selected, with
+// the same HEAD ETag, nobody else resolved it and the same request would
+// be refused on every pass, so the outcome is STUCK; otherwise
+// NOOP_RESOLVED. AbortMPU is AbortMultipartUpload of Expected.UploadID. An
+// unknown kind is BLOCKED.
 func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -55,18 +72,11 @@ func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 	if err != nil {
 		return outcomeOf(err, "DescribeBucket", target)
 	}
-	obj, found, err := s.lookup(ctx, req.Bucket, req.Key)
-	if err != nil {
-		return outcomeOf(err, "ListObjectVersions", target)
+	first, out, err := s.reread(ctx, req, kind, b, target)
+	if first == nil {
+		return out, err
 	}
-	if !found {
-		return filer.OutcomeNoopResolved, nil
-	}
-	idx := slices.IndexFunc(obj.Versions, func(v filer.Version) bool { return v.VersionID == req.Expected.VersionID })
-	if idx < 0 || !sameIdentity(obj.Versions[idx].Identity(), req.Expected) || !inPlace(kind, &obj, idx) {
-		return filer.OutcomeNoopResolved, nil
-	}
-	v := obj.Versions[idx]
+	v := first.version
 	in := &s3api.DeleteObjectInput{Bucket: aws.String(req.Bucket), Key: aws.String(req.Key)}
 	if permanent(kind) {
 		in.VersionId = aws.String(v.VersionID)
@@ -80,8 +90,8 @@ func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 			}
 		}
 	}
-	if !v.DeleteMarker && v.ETag != "" {
-		in.IfMatch = aws.String(`"` + v.ETag + `"`)
+	if first.etag != "" {
+		in.IfMatch = aws.String(`"` + first.etag + `"`)
 	}
 	_, err = s.c.DeleteObject(ctx, in)
 	if err != nil && permanent(kind) && b.objectLock && !v.DeleteMarker && isCode(err, "AccessDenied") {
@@ -94,7 +104,113 @@ func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 			return filer.OutcomeSkippedObjectLock, nil
 		}
 	}
+	if first.etag != "" && preconditionFailed(err) {
+		return s.afterRefusal(ctx, req, kind, b, target, first)
+	}
 	return outcomeOf(err, "DeleteObject", target)
+}
+
+// fresh is the target of a delete as reread just before sending it.
+type fresh struct {
+	version filer.Version // as the fresh listing shows it
+	etag    string        // HeadObject's ETag, unquoted; "" for delete markers
+}
+
+// reread performs steps 1-3 of LifecycleDelete. It returns the target
+// when the action still applies, else nil and the outcome (NOOP_RESOLVED)
+// or transport error to return.
+func (s *Store) reread(ctx context.Context, req filer.DeleteRequest, kind lifecycle.ActionKind, b *bucketInfo, target string) (*fresh, filer.Outcome, error) {
+	obj, found, err := s.lookup(ctx, req.Bucket, req.Key)
+	if err != nil {
+		out, err := outcomeOf(err, "ListObjectVersions", target)
+		return nil, out, err
+	}
+	if !found {
+		return nil, filer.OutcomeNoopResolved, nil
+	}
+	idx := slices.IndexFunc(obj.Versions, func(v filer.Version) bool { return v.VersionID == req.Expected.VersionID })
+	if idx < 0 || !sameIdentity(obj.Versions[idx].Identity(), req.Expected) || !inPlace(kind, &obj, idx) {
+		return nil, filer.OutcomeNoopResolved, nil
+	}
+	v := &obj.Versions[idx]
+	if req.Applies != nil {
+		if b.needsTags(obj.Key, v) {
+			tags, found, err := s.versionTags(ctx, req.Bucket, b, req.Key, v.VersionID)
+			if err != nil {
+				return nil, "", err
+			}
+			if !found {
+				return nil, filer.OutcomeNoopResolved, nil
+			}
+			v.Tags = tags
+		}
+		if !req.Applies(&obj, idx) {
+			return nil, filer.OutcomeNoopResolved, nil
+		}
+	}
+	f := &fresh{version: *v}
+	if v.DeleteMarker {
+		return f, "", nil
+	}
+	etag, same, err := s.head(ctx, req.Bucket, b, req.Key, v)
+	if err != nil {
+		return nil, "", err
+	}
+	if !same {
+		return nil, filer.OutcomeNoopResolved, nil
+	}
+	f.etag = etag
+	if f.etag == "" {
+		f.etag = v.ETag // a HEAD without ETag: keep the listing's If-Match
+	}
+	return f, "", nil
+}
+
+// head reads version v of key with HeadObject (naming the version unless
+// the bucket never had versioning) and reports whether it is still v: same
+// version ID when the server names one, same size, same LastModified
+// second. etag is the object's own ETag, unquoted. A version that is gone
+// is not the same; other failures are an *APIError.
+func (s *Store) head(ctx context.Context, bucket string, b *bucketInfo, key string, v *filer.Version) (etag string, same bool, err error) {
+	in := &s3api.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}
+	if b.versioning != filer.VersioningOff {
+		in.VersionId = aws.String(v.VersionID)
+	}
+	h, err := s.c.HeadObject(ctx, in)
+	if httpStatus(err) == 404 || isCode(err, "NotFound", "NoSuchKey", "NoSuchVersion") {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, apiErr("HeadObject", bucket+"/"+key+"@"+v.VersionID, err)
+	}
+	if id := aws.ToString(h.VersionId); id != "" && b.versioning != filer.VersioningOff && id != v.VersionID {
+		return "", false, nil
+	}
+	if h.ContentLength == nil || *h.ContentLength != v.Size || h.LastModified == nil ||
+		h.LastModified.Unix() != time.Unix(0, v.MtimeNs).Unix() || aws.ToBool(h.DeleteMarker) {
+		return "", false, nil
+	}
+	return strings.Trim(aws.ToString(h.ETag), `"`), true, nil
+}
+
+// afterRefusal decides a 412 to a DeleteObject whose If-Match carried
+// first.etag: when a second reread still shows the same target, in place,
+// selected and with the same HEAD ETag, nothing changed that could explain
+// the refusal, and the delete is STUCK rather than resolved.
+func (s *Store) afterRefusal(ctx context.Context, req filer.DeleteRequest, kind lifecycle.ActionKind, b *bucketInfo, target string, first *fresh) (filer.Outcome, error) {
+	again, out, err := s.reread(ctx, req, kind, b, target)
+	if again == nil {
+		return out, err
+	}
+	if again.etag != first.etag {
+		return filer.OutcomeNoopResolved, nil
+	}
+	return filer.OutcomeStuck, nil
+}
+
+// preconditionFailed reports a 412 answer to If-Match.
+func preconditionFailed(err error) bool {
+	return err != nil && (httpStatus(err) == 412 || strings.EqualFold(errCode(err), "PreconditionFailed"))
 }
 
 // permanent reports whether kind deletes a version (VersionId set) rather

@@ -28,6 +28,9 @@ var (
 	// ErrBadListing: a listing document could not be decoded (bad XML,
 	// timestamp or size); nothing on it is acted on.
 	ErrBadListing = errors.New("undecodable listing")
+	// ErrNoServerDate: a response carried no parseable Date header, so
+	// the server's clock cannot be read.
+	ErrNoServerDate = errors.New("server response has no Date header")
 	// ErrIfMatchIgnored: --check-cas found that the server deletes an
 	// object whose ETag does not match If-Match.
 	ErrIfMatchIgnored = errors.New("server ignores If-Match on DeleteObject: identity-checked deletes are not guaranteed")

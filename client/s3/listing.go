@@ -306,25 +306,40 @@ func (s *Store) fillTags(ctx context.Context, bucket string, b *bucketInfo, obj 
 		if !b.needsTags(obj.Key, v) {
 			continue
 		}
-		in := &s3api.GetObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String(obj.Key)}
-		if b.versioning != filer.VersioningOff {
-			in.VersionId = aws.String(v.VersionID)
+		tags, found, err := s.versionTags(ctx, bucket, b, obj.Key, v.VersionID)
+		if err != nil {
+			return err
 		}
-		out, err := s.c.GetObjectTagging(ctx, in)
-		if isCode(err, "NoSuchKey", "NoSuchVersion", "NotFound") {
+		if !found {
 			// Gone since the listing: without tags no tag rule matches it,
 			// and a delete would be NOOP_RESOLVED anyway.
 			continue
 		}
-		if err != nil {
-			return apiErr("GetObjectTagging", bucket+"/"+obj.Key+"@"+v.VersionID, err)
-		}
-		v.Tags = make(map[string]string, len(out.TagSet))
-		for _, t := range out.TagSet {
-			v.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
-		}
+		v.Tags = tags
 	}
 	return nil
+}
+
+// versionTags reads one version's tags (GetObjectTagging, naming the
+// version unless the bucket never had versioning). found is false when
+// the version is gone; any other failure is an *APIError.
+func (s *Store) versionTags(ctx context.Context, bucket string, b *bucketInfo, key, versionID string) (tags map[string]string, found bool, err error) {
+	in := &s3api.GetObjectTaggingInput{Bucket: aws.String(bucket), Key: aws.String(key)}
+	if b.versioning != filer.VersioningOff {
+		in.VersionId = aws.String(versionID)
+	}
+	out, err := s.c.GetObjectTagging(ctx, in)
+	if isCode(err, "NoSuchKey", "NoSuchVersion", "NotFound") {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, apiErr("GetObjectTagging", bucket+"/"+key+"@"+versionID, err)
+	}
+	tags = make(map[string]string, len(out.TagSet))
+	for _, t := range out.TagSet {
+		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	return tags, true, nil
 }
 
 // uploadMarker is ListUploads's opaque continuation marker: the server's

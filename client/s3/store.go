@@ -5,12 +5,14 @@
 // S3 has no meta-log, so SubscribeMetadata delivers nothing and NoMetaLog
 // reports it: the run command then promotes every replay-eligible rule to
 // the walker (design 000 § Cursor hashes, PromotedHash). Deletes are
-// identity-checked twice: a fresh listing of the key must still show the
-// listed version in the same position with the same ETag, size and
-// LastModified, and the DeleteObject itself carries If-Match with the listed
-// ETag so a server that honours it closes the remaining race (CheckCAS
-// tells whether it does). Cursors live in a local directory or an S3
-// prefix (Options.State), never in the data buckets.
+// checked on fresh reads (see LifecycleDelete): a fresh listing of the key
+// must still show the listed version in the same position with the same
+// ETag, size and LastModified, the pass's rule must still select it with
+// its tags read again, and a HEAD of the version must agree; the
+// DeleteObject then carries If-Match with HEAD's ETag so a server that
+// honours it closes the remaining race (CheckCAS tells whether it does).
+// Cursors live in a local directory or an S3 prefix (Options.State), never
+// in the data buckets.
 package s3
 
 import (
@@ -24,6 +26,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -78,7 +81,10 @@ type Store struct {
 	buckets map[string]*bucketInfo
 }
 
-var _ filer.Store = (*Store)(nil)
+var (
+	_ filer.Store       = (*Store)(nil)
+	_ filer.ServerClock = (*Store)(nil)
+)
 
 // Open returns a Store for addr ("host" or "host:port", the part of
 // s3://host:port after the scheme). It makes no request: a wrong endpoint
@@ -176,6 +182,24 @@ func (s *Store) ReadFile(ctx context.Context, path string) ([]byte, error) {
 // WriteFile replaces a state file in Options.State atomically.
 func (s *Store) WriteFile(ctx context.Context, path string, data []byte) error {
 	return s.state.write(ctx, path, data)
+}
+
+// ServerTime is the endpoint's clock: the Date header of a signed
+// ListBuckets (max-buckets 1) response, as the SDK records it in the
+// response metadata. HTTP dates carry whole seconds, so the resolution is
+// 1 s and the value errs early, never late: when ServerTime returns, the
+// server's clock is past it by less than 1 s plus the response's travel
+// time. A response without a parseable Date is ErrNoServerDate.
+func (s *Store) ServerTime(ctx context.Context) (time.Time, error) {
+	out, err := s.c.ListBuckets(ctx, &s3api.ListBucketsInput{MaxBuckets: aws.Int32(1)})
+	if err != nil {
+		return time.Time{}, apiErr("ListBuckets", "", err)
+	}
+	t, ok := awsmiddleware.GetServerTime(out.ResultMetadata)
+	if !ok || t.IsZero() {
+		return time.Time{}, fmt.Errorf("ListBuckets %s: %w", s.endpoint, ErrNoServerDate)
+	}
+	return t.UTC(), nil
 }
 
 // Close releases nothing: the SDK client holds no resources that need it.
