@@ -3,10 +3,12 @@
 // Integration tests of the s3:// backend against a real S3 endpoint (the S3
 // gateway of scripts/seaweedfs.sh): ILMCTL_IT_S3=host:port,
 // ILMCTL_IT_ACCESS_KEY, ILMCTL_IT_SECRET_KEY. Each pass runs through the
-// real `ilmctl run` command; S3 cannot backdate objects, so objects are made
-// due by running the pass with --now in the future. Every pass walks every
-// bucket on the server, so cases run one after another and each removes
-// its buckets when it ends.
+// real `ilmctl run` command. A real pass may not be dated ahead of the
+// server's clock, and S3 cannot backdate objects, so objects are made due
+// by ageing them through the SeaweedFS filer behind the gateway
+// (ageBucket: ILMCTL_IT_FILER, ILMCTL_IT_S3_GRPC, ILMCTL_IT_WEED). Every
+// pass walks every bucket on the server, so cases run one after another
+// and each removes its buckets when it ends.
 package s3_test
 
 import (
@@ -142,9 +144,14 @@ type lcCase struct {
 	versioning string // "", "Enabled" or "Suspended" (applied by setup when it needs an order)
 	lock       bool
 	rules      []string
-	// passes are the pass clocks, as offsets from the test's start.
+	// passes are how old the bucket's contents are at each pass, as offsets
+	// from their creation: before a pass they are aged by what the offset
+	// adds (ageBucket), and the pass runs at the current time.
 	passes []time.Duration
-	setup  func(t *testing.T, c *itest.S3, bucket string) (versions, uploads []string)
+	// ahead dates every pass this far after the current time (less than
+	// the 2 minutes a pass may run ahead of the server's clock).
+	ahead time.Duration
+	setup func(t *testing.T, c *itest.S3, bucket string) (versions, uploads []string)
 	// wantOutcomes, when set, must equal the outcome counts on the bucket
 	// over every pass.
 	wantOutcomes map[string]int
@@ -152,7 +159,8 @@ type lcCase struct {
 
 func TestLifecycleOnS3(t *testing.T) {
 	c := itest.FromEnv(t)
-	expireDate := time.Now().UTC().AddDate(1, 0, 0).Truncate(day)
+	pastDate := time.Now().UTC().Truncate(day)
+	futureDate := time.Now().UTC().AddDate(1, 0, 0).Truncate(day)
 	cases := []lcCase{
 		{
 			name:   "expiration days, unversioned",
@@ -188,13 +196,17 @@ func TestLifecycleOnS3(t *testing.T) {
 			wantOutcomes: map[string]int{"DONE": 1},
 		},
 		{
-			name:   "expiration date",
-			rules:  []string{`<Rule><ID>date</ID><Status>Enabled</Status><Filter><Prefix>tmp/</Prefix></Filter><Expiration><Date>` + expireDate.Format(time.RFC3339) + `</Date></Expiration></Rule>`},
-			passes: []time.Duration{time.Until(expireDate) - day, time.Until(expireDate) + time.Hour},
+			name: "expiration date",
+			rules: []string{
+				`<Rule><ID>date</ID><Status>Enabled</Status><Filter><Prefix>tmp/</Prefix></Filter><Expiration><Date>` + pastDate.Format(time.RFC3339) + `</Date></Expiration></Rule>`,
+				`<Rule><ID>later</ID><Status>Enabled</Status><Filter><Prefix>later/</Prefix></Filter><Expiration><Date>` + futureDate.Format(time.RFC3339) + `</Date></Expiration></Rule>`,
+			},
+			passes: []time.Duration{0},
 			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
 				c.PutObject(t, b, "tmp/a", "a", nil)
+				c.PutObject(t, b, "later/b", "b", nil)
 				c.PutObject(t, b, "keep", "k", nil)
-				return []string{"keep@null"}, []string{}
+				return []string{"later/b@null", "keep@null"}, []string{}
 			},
 			wantOutcomes: map[string]int{"DONE": 1},
 		},
@@ -243,17 +255,6 @@ func TestLifecycleOnS3(t *testing.T) {
 			wantOutcomes: map[string]int{"DONE": 2},
 		},
 		{
-			name:   "abort incomplete multipart upload",
-			rules:  []string{`<Rule><ID>mpu</ID><Status>Enabled</Status><Filter><Prefix>tmp/</Prefix></Filter><AbortIncompleteMultipartUpload><DaysAfterInitiation>1</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>`},
-			passes: []time.Duration{3 * day},
-			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
-				c.CreateMultipartUpload(t, b, "tmp/x")
-				keep := c.CreateMultipartUpload(t, b, "keep/y")
-				return []string{}, []string{"keep/y#" + keep}
-			},
-			wantOutcomes: map[string]int{"DONE": 1},
-		},
-		{
 			name: "tag, size and And filters",
 			rules: []string{
 				`<Rule><ID>and</ID><Status>Enabled</Status><Filter><And><Prefix>docs/</Prefix><Tag><Key>class</Key><Value>temp</Value></Tag><ObjectSizeGreaterThan>10</ObjectSizeGreaterThan></And></Filter><Expiration><Days>1</Days></Expiration></Rule>`,
@@ -292,6 +293,7 @@ func TestLifecycleOnS3(t *testing.T) {
 			lock:   true,
 			rules:  []string{`<Rule><ID>nc</ID><Status>Enabled</Status><Filter></Filter><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>`},
 			passes: []time.Duration{3 * day},
+			ahead:  90 * time.Second,
 			setup: func(t *testing.T, c *itest.S3, b string) ([]string, []string) {
 				held, _ := c.PutObject(t, b, "held", "v1", nil)
 				c.PutLegalHold(t, b, "held", held, true)
@@ -299,10 +301,11 @@ func TestLifecycleOnS3(t *testing.T) {
 				retained, _ := c.PutObject(t, b, "retained", "v1", nil)
 				c.PutRetention(t, b, "retained", retained, "GOVERNANCE", time.Now().Add(10*365*day))
 				retainedNow, _ := c.PutObject(t, b, "retained", "v2", nil)
-				// Retained for an hour: expired by the pass clock (+3 days), so
-				// the pre-check lets the delete go and the server must refuse it.
+				// Retained for a minute: expired by the pass clock (90 s
+				// ahead), so the pre-check lets the delete go and the server
+				// must refuse it.
 				short, _ := c.PutObject(t, b, "short", "v1", nil)
-				c.PutRetention(t, b, "short", short, "GOVERNANCE", time.Now().Add(time.Hour))
+				c.PutRetention(t, b, "short", short, "GOVERNANCE", time.Now().Add(time.Minute))
 				shortNow, _ := c.PutObject(t, b, "short", "v2", nil)
 				c.PutObject(t, b, "free", "v1", nil)
 				freeNow, _ := c.PutObject(t, b, "free", "v2", nil)
@@ -314,7 +317,6 @@ func TestLifecycleOnS3(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
 			var b string
 			if tc.lock {
 				b = c.CreateLockedBucket(t, "ilmctl-it")
@@ -328,8 +330,13 @@ func TestLifecycleOnS3(t *testing.T) {
 			wantV, wantU := tc.setup(t, c, b)
 			state := t.TempDir()
 			got := map[string]int{}
+			var aged time.Duration
 			for _, off := range tc.passes {
-				rep := runPass(t, start.Add(off), state)
+				if off > aged {
+					ageBucket(t, c, b, off-aged)
+					aged = off
+				}
+				rep := runPass(t, time.Now().Add(tc.ahead), state)
 				for k, n := range outcomes(rep, b) {
 					got[k] += n
 				}
@@ -340,6 +347,35 @@ func TestLifecycleOnS3(t *testing.T) {
 			}
 		})
 	}
+}
+
+// AbortIncompleteMultipartUpload on s3://. SeaweedFS's ListMultipartUploads
+// reports an upload's creation time, which its filer keeps immutable, so an
+// upload cannot be aged and a real pass cannot be dated ahead of the
+// server: a dry run dated 3 days ahead shows the decision, and the abort is
+// then sent through LifecycleDelete as the pass sends it.
+func TestAbortIncompleteUploadOnS3(t *testing.T) {
+	c := itest.FromEnv(t)
+	b := c.CreateBucket(t, "ilmctl-it-mpu-abort")
+	c.PutLifecycleXML(t, b, lifecycleXML(`<Rule><ID>mpu</ID><Status>Enabled</Status><Filter><Prefix>tmp/</Prefix></Filter><AbortIncompleteMultipartUpload><DaysAfterInitiation>1</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>`))
+	gone := c.CreateMultipartUpload(t, b, "tmp/x")
+	keep := c.CreateMultipartUpload(t, b, "keep/y")
+	rep := runPass(t, time.Now().Add(3*day), t.TempDir(), "--dry-run")
+	var acts []string
+	for _, a := range rep.Actions {
+		if a.Bucket == b {
+			acts = append(acts, a.Kind+" "+a.Key+"#"+a.UploadID+" "+a.Outcome)
+		}
+	}
+	if want := "AbortMPU tmp/x#" + gone + " DRY_RUN"; len(acts) != 1 || acts[0] != want {
+		t.Fatalf("dry run actions %q, want [%q]", acts, want)
+	}
+	st := openStore(t, time.Now)
+	out, err := st.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: b, Key: "tmp/x", Kind: "AbortMPU", RuleID: "mpu", Expected: filer.Identity{UploadID: gone}})
+	if err != nil || out != filer.OutcomeDone {
+		t.Fatalf("LifecycleDelete AbortMPU = %s, %v; want DONE", out, err)
+	}
+	assertLeft(t, c, b, []string{}, []string{"keep/y#" + keep})
 }
 
 func mapsEqual(a, b map[string]int) bool {
@@ -449,8 +485,8 @@ func TestStateInBucket(t *testing.T) {
 	c.PutLifecycleXML(t, data, lifecycleXML(`<Rule><ID>all</ID><Status>Enabled</Status><Filter></Filter><Expiration><Days>1</Days></Expiration></Rule>`))
 	c.PutObject(t, data, "a", "a", nil)
 	state := "s3://" + stateBucket + "/cursors"
-	start := time.Now()
-	rep := runPass(t, start.Add(3*day), state)
+	ageBucket(t, c, data, 3*day)
+	rep := runPass(t, time.Now(), state)
 	if got := outcomes(rep, data); got["DONE"] != 1 {
 		t.Errorf("first pass outcomes %v, want DONE 1", got)
 	}
@@ -458,7 +494,7 @@ func TestStateInBucket(t *testing.T) {
 	if len(keys) != 16 || !strings.HasPrefix(keys[0], "cursors/etc/s3/lifecycle/daily-cursors/shard-00.json@") {
 		t.Fatalf("state bucket holds %q, want 16 cursors under cursors/etc/s3/lifecycle/daily-cursors/", keys)
 	}
-	rep = runPass(t, start.Add(4*day), state)
+	rep = runPass(t, time.Now(), state)
 	for _, sh := range rep.Shards {
 		if sh.Status != "ok" || !sh.CursorSaved || sh.Recovery != "" {
 			t.Errorf("second pass shard %d: status %s saved %v recovery %q, want a steady-state pass", sh.Shard, sh.Status, sh.CursorSaved, sh.Recovery)
@@ -483,10 +519,10 @@ func TestSecondPassWalks(t *testing.T) {
 	b := c.CreateBucket(t, "ilmctl-it-steady")
 	c.PutLifecycleXML(t, b, lifecycleXML(`<Rule><ID>all</ID><Status>Enabled</Status><Filter></Filter><Expiration><Days>1</Days></Expiration></Rule>`))
 	state := t.TempDir()
-	start := time.Now()
-	runPass(t, start.Add(3*day), state)
+	runPass(t, time.Now(), state)
 	c.PutObject(t, b, "late", "l", nil)
-	rep := runPass(t, start.Add(4*day), state)
+	ageBucket(t, c, b, 3*day)
+	rep := runPass(t, time.Now(), state)
 	if got := outcomes(rep, b); got["DONE"] != 1 {
 		t.Errorf("second pass outcomes %v, want DONE 1", got)
 	}
@@ -500,4 +536,42 @@ func TestSecondPassWalks(t *testing.T) {
 		t.Errorf("%d shards walked in steady state, want 16", walks)
 	}
 	assertLeft(t, c, b, []string{}, []string{})
+}
+
+// ageBucket moves every version and delete marker of bucket d into the
+// past, rewriting its mtime through the SeaweedFS filer (ILMCTL_IT_FILER):
+// S3 cannot backdate objects, and a real pass may not be dated ahead of
+// the server's clock (Store.ServerTime), so time moves on the objects
+// instead of the pass. Uploads cannot be aged this way: see
+// TestAbortIncompleteUploadOnS3.
+func ageBucket(t *testing.T, c *itest.S3, bucket string, d time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	fs := itest.OpenFiler(t, itest.FilerEnv(t))
+	in := &awss3.ListObjectVersionsInput{Bucket: aws.String(bucket)}
+	for {
+		out, err := c.C.ListObjectVersions(ctx, in)
+		if err != nil {
+			t.Fatalf("list %s: %v", bucket, err)
+		}
+		age := func(key, versionID *string, lm *time.Time) {
+			id := aws.ToString(versionID)
+			if id == "" {
+				id = filer.NullVersionID
+			}
+			if err := fs.SetVersionMtime(ctx, bucket, aws.ToString(key), id, lm.Add(-d)); err != nil {
+				t.Fatalf("age %s/%s@%s: %v", bucket, aws.ToString(key), id, err)
+			}
+		}
+		for _, v := range out.Versions {
+			age(v.Key, v.VersionId, v.LastModified)
+		}
+		for _, m := range out.DeleteMarkers {
+			age(m.Key, m.VersionId, m.LastModified)
+		}
+		if !aws.ToBool(out.IsTruncated) {
+			break
+		}
+		in.KeyMarker, in.VersionIdMarker = out.NextKeyMarker, out.NextVersionIdMarker
+	}
 }
