@@ -2,6 +2,7 @@ package s3
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -121,6 +122,10 @@ type fresh struct {
 // or transport error to return.
 func (s *Store) reread(ctx context.Context, req filer.DeleteRequest, kind lifecycle.ActionKind, b *bucketInfo, target string) (*fresh, filer.Outcome, error) {
 	obj, found, err := s.lookup(ctx, req.Bucket, req.Key)
+	if errors.Is(err, filer.ErrAmbiguousLayout) {
+		// Which entry the version ID names is unknown now: nothing is sent.
+		return nil, filer.OutcomeNoopResolved, nil
+	}
 	if err != nil {
 		out, err := outcomeOf(err, "ListObjectVersions", target)
 		return nil, out, err

@@ -163,15 +163,31 @@ func (g *grouper) add(es []versionEntry) {
 //   - a noncurrent null version sharing its second with another noncurrent
 //     version is ambiguous: its place decides NoncurrentDays ages and
 //     NewerNoncurrentVersions counts, so the key is not guessed at.
+//
+// Both failures are a *filer.KeyError: they concern this key alone. Two
+// entries with one version ID, or two IsLatest entries, are
+// filer.ErrAmbiguousLayout (the key gets no action and is reported); any
+// other order that cannot be known is ErrVersionOrder (the key's shard
+// halts).
 func normalizeOrder(bucket string, obj *filer.Object) error {
 	bad := func(why string) error {
-		return fmt.Errorf("%s/%s: %s: %w", bucket, obj.Key, why, ErrVersionOrder)
+		return &filer.KeyError{Bucket: bucket, Key: obj.Key, Err: fmt.Errorf("%s: %w", why, ErrVersionOrder)}
+	}
+	ambiguous := func(why string) error {
+		return &filer.KeyError{Bucket: bucket, Key: obj.Key, Err: fmt.Errorf("%w: %s", filer.ErrAmbiguousLayout, why)}
+	}
+	seenID := make(map[string]bool, len(obj.Versions))
+	for _, v := range obj.Versions {
+		if seenID[v.VersionID] {
+			return ambiguous(fmt.Sprintf("the listing shows version ID %q twice", v.VersionID))
+		}
+		seenID[v.VersionID] = true
 	}
 	latest := -1
 	for i, v := range obj.Versions {
 		if v.IsLatest {
 			if latest >= 0 {
-				return bad("two versions are IsLatest")
+				return ambiguous("two versions are IsLatest")
 			}
 			latest = i
 		}
@@ -245,7 +261,9 @@ func (s *Store) ListObjects(ctx context.Context, bucket, startAfter string, limi
 	}
 	for i := range objs {
 		if err := normalizeOrder(bucket, &objs[i]); err != nil {
-			return nil, "", err
+			// The rest of the page is good; the key carries its error.
+			objs[i] = filer.Object{Key: objs[i].Key, Err: err}
+			continue
 		}
 		if err := s.fillTags(ctx, bucket, b, &objs[i]); err != nil {
 			return nil, "", err

@@ -102,6 +102,7 @@ func TestDecodeAndNormalizeOrder(t *testing.T) {
 		{"noncurrent null tied with another version", doc(ver("v3", true, false, 30), ver("v1", false, false, 10), ver("null", false, false, 10)), nil, nil},
 		{"no latest", doc(ver("v2", false, false, 20), ver("v1", false, false, 10)), nil, nil},
 		{"two latest", doc(ver("v2", true, false, 20), ver("v1", true, false, 10)), nil, nil},
+		{"one version ID listed twice", doc(ver("null", true, false, 20), ver("null", false, true, 10)), nil, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -117,8 +118,11 @@ func TestDecodeAndNormalizeOrder(t *testing.T) {
 			obj := g.objs[0]
 			err = normalizeOrder("b", &obj)
 			if c.want == nil {
-				if !errors.Is(err, ErrVersionOrder) {
-					t.Fatalf("normalizeOrder = %v, want ErrVersionOrder", err)
+				if filer.AsKeyError(err) == nil || !(errors.Is(err, ErrVersionOrder) || errors.Is(err, filer.ErrAmbiguousLayout)) {
+					t.Fatalf("normalizeOrder = %v, want a *filer.KeyError (ErrVersionOrder or ErrAmbiguousLayout)", err)
+				}
+				if ambiguous := strings.Contains(c.name, "two latest") || strings.Contains(c.name, "twice"); ambiguous != errors.Is(err, filer.ErrAmbiguousLayout) {
+					t.Fatalf("normalizeOrder = %v: ambiguous layout is %v for %q", err, !ambiguous, c.name)
 				}
 				return
 			}
