@@ -165,7 +165,7 @@ func (g *grouper) add(es []versionEntry) {
 //     NewerNoncurrentVersions counts, so the key is not guessed at.
 //
 // Both failures are a *filer.KeyError: they concern this key alone. Two
-// entries with one version ID, or two IsLatest entries, are
+// entries with one version ID, or no or two IsLatest entries, are
 // filer.ErrAmbiguousLayout (the key gets no action and is reported); any
 // other order that cannot be known is ErrVersionOrder (the key's shard
 // halts).
@@ -193,7 +193,10 @@ func normalizeOrder(bucket string, obj *filer.Object) error {
 		}
 	}
 	if latest < 0 {
-		return bad("no version is IsLatest")
+		// SeaweedFS lists a key this way when its latest pointer names
+		// "null" while the bare null object is not what it names: the
+		// listing contradicts itself about which entry is current.
+		return ambiguous("no version is IsLatest")
 	}
 	vs := make([]filer.Version, 0, len(obj.Versions))
 	vs = append(vs, obj.Versions[latest])

@@ -3,7 +3,6 @@
 package s3_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -108,34 +107,6 @@ func putTags(t *testing.T, c *itest.S3, bucket, key string, tags map[string]stri
 	}
 }
 
-// putMultipart completes a multipart upload of key from parts of the given
-// sizes and returns the ETag CompleteMultipartUpload answered, unquoted.
-func putMultipart(t *testing.T, c *itest.S3, bucket, key string, sizes ...int) string {
-	t.Helper()
-	ctx := context.Background()
-	up, err := c.C.CreateMultipartUpload(ctx, &awss3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	if err != nil {
-		t.Fatalf("create multipart upload %s/%s: %v", bucket, key, err)
-	}
-	var parts []types.CompletedPart
-	for i, size := range sizes {
-		n := int32(i + 1)
-		body := bytes.Repeat([]byte{byte('a' + i)}, size)
-		out, err := c.C.UploadPart(ctx, &awss3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key),
-			UploadId: up.UploadId, PartNumber: aws.Int32(n), Body: bytes.NewReader(body)})
-		if err != nil {
-			t.Fatalf("upload part %d of %s/%s: %v", n, bucket, key, err)
-		}
-		parts = append(parts, types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(n)})
-	}
-	done, err := c.C.CompleteMultipartUpload(ctx, &awss3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key),
-		UploadId: up.UploadId, MultipartUpload: &types.CompletedMultipartUpload{Parts: parts}})
-	if err != nil {
-		t.Fatalf("complete multipart upload %s/%s: %v", bucket, key, err)
-	}
-	return strings.Trim(aws.ToString(done.ETag), `"`)
-}
-
 // A large object is expired when due, not refused on every pass.
 // SeaweedFS lists a null version's ETag as it computes it from the chunks
 // it stored (MD5 of the chunk MD5s, "-", the chunk count), not as the
@@ -151,7 +122,7 @@ func TestLargeObjectETagOnDelete(t *testing.T) {
 		name string
 		put  func(t *testing.T, b string) string // returns the ETag the upload answered
 	}{
-		{"multipart 2x5MiB", func(t *testing.T, b string) string { return putMultipart(t, c, b, "big", 5*mib, 5*mib) }},
+		{"multipart 2x5MiB", func(t *testing.T, b string) string { _, etag := c.PutMultipart(t, b, "big", 5*mib, 5*mib); return etag }},
 		{"single PUT 10MiB", func(t *testing.T, b string) string {
 			_, etag := c.PutObject(t, b, "big", strings.Repeat("x", 10*mib), nil)
 			return etag

@@ -3,16 +3,11 @@
 package seaweedfs_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/ilmctl/ilmctl/client/seaweedfs"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
@@ -72,33 +67,6 @@ func runBuckets(t *testing.T, st *seaweedfs.Store, runNow time.Time, buckets ...
 	return res
 }
 
-// completeMultipart uploads key as a two-part multipart object (5 MiB and
-// 1 MiB) and returns its version ID.
-func completeMultipart(t *testing.T, s3c *itest.S3, bucket, key string) string {
-	t.Helper()
-	c := context.Background()
-	up, err := s3c.C.CreateMultipartUpload(c, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	if err != nil {
-		t.Fatalf("create multipart upload: %v", err)
-	}
-	var parts []s3types.CompletedPart
-	for i, size := range []int{5 << 20, 1 << 20} {
-		n := int32(i + 1)
-		out, err := s3c.C.UploadPart(c, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
-			PartNumber: aws.Int32(n), Body: bytes.NewReader(bytes.Repeat([]byte{'a' + byte(i)}, size))})
-		if err != nil {
-			t.Fatalf("upload part %d: %v", n, err)
-		}
-		parts = append(parts, s3types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(n)})
-	}
-	done, err := s3c.C.CompleteMultipartUpload(c, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
-		MultipartUpload: &s3types.CompletedMultipartUpload{Parts: parts}})
-	if err != nil {
-		t.Fatalf("complete multipart upload: %v", err)
-	}
-	return aws.ToString(done.VersionId)
-}
-
 // Two entries, one version ID: a Suspended bucket where a completed
 // multipart object k sits beside an older null delete marker in
 // k.versions/v_null that the latest pointer names (what older SeaweedFS
@@ -113,7 +81,7 @@ func TestAmbiguousNullLayoutIsLeftAlone(t *testing.T) {
 	s3c.PutLifecycleXML(t, b, lc(`<Rule><ID>d1</ID><Status>Enabled</Status><Filter><Prefix></Prefix></Filter><Expiration><Days>1</Days></Expiration></Rule>`))
 	s3c.PutObject(t, b, "k", "first", nil)
 	s3c.DeleteObject(t, b, "k")
-	completeMultipart(t, s3c, b, "k")
+	s3c.PutMultipart(t, b, "k", 5<<20, 1<<20)
 	s3c.PutObject(t, b, "plain", "x", nil)
 	c := context.Background()
 	if err := st.PutLegacyNullMarker(c, b, "k", time.Now().Add(-5*day)); err != nil {

@@ -234,6 +234,36 @@ func (s *S3) CreateMultipartUpload(t testing.TB, bucket, key string) (uploadID s
 	return aws.ToString(out.UploadId)
 }
 
+// PutMultipart completes a multipart upload of key from parts of the given
+// sizes (bytes; every part but the last at least 5 MiB) and returns the new
+// version ID ("" on an unversioned bucket) and the ETag
+// CompleteMultipartUpload answered, unquoted.
+func (s *S3) PutMultipart(t testing.TB, bucket, key string, sizes ...int) (versionID, etag string) {
+	t.Helper()
+	c := ctx(t)
+	up, err := s.C.CreateMultipartUpload(c, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatalf("create multipart upload %s/%s: %v", bucket, key, err)
+	}
+	var parts []types.CompletedPart
+	for i, size := range sizes {
+		n := int32(i + 1)
+		body := bytes.Repeat([]byte{byte('a' + i)}, size)
+		out, err := s.C.UploadPart(c, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key),
+			UploadId: up.UploadId, PartNumber: aws.Int32(n), Body: bytes.NewReader(body)})
+		if err != nil {
+			t.Fatalf("upload part %d of %s/%s: %v", n, bucket, key, err)
+		}
+		parts = append(parts, types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(n)})
+	}
+	done, err := s.C.CompleteMultipartUpload(c, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key),
+		UploadId: up.UploadId, MultipartUpload: &types.CompletedMultipartUpload{Parts: parts}})
+	if err != nil {
+		t.Fatalf("complete multipart upload %s/%s: %v", bucket, key, err)
+	}
+	return aws.ToString(done.VersionId), strings.Trim(aws.ToString(done.ETag), `"`)
+}
+
 // PutLegalHold turns the legal hold of key's version on or off.
 func (s *S3) PutLegalHold(t testing.TB, bucket, key, versionID string, on bool) {
 	t.Helper()
