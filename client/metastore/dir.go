@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	core "github.com/ilmctl/ilmctl/core/metastore"
+	"github.com/ilmctl/ilmctl/internal/atomicfile"
 )
 
 // Dir is a directory-backed pool. Conditional operations are serialized by
@@ -123,15 +124,13 @@ func (d *Dir) List(_ context.Context, prefix, token string, limit int) (core.Pag
 	return page, nil
 }
 
+// write replaces p atomically and durably (internal/atomicfile), so a
+// crash leaves the old record or the new one, never a partial one.
 func (d *Dir) write(p string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if _, err := atomicfile.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	tmp := p + ".tmp-ilmctl"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return atomicfile.WriteFile(p, data, 0o644)
 }
 
 // PutIfAbsent creates key only when absent.

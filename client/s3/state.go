@@ -16,6 +16,7 @@ import (
 	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/internal/atomicfile"
 )
 
 // stateStore keeps the pass's small state files (cursors), addressed by
@@ -64,9 +65,11 @@ func relPath(path string) (string, error) {
 	return rel, nil
 }
 
-// dirState mirrors filer paths below a local directory. A write is a
-// temp file, fsync and rename, so readers see the old or the new file.
-// Two processes sharing one directory are not coordinated.
+// dirState mirrors filer paths below a local directory. A write replaces
+// the file atomically and durably (internal/atomicfile: temp file, fsync,
+// rename, fsync of the directory), so a reader, or the next pass after a
+// crash, sees the old cursor or the new one, never a partial one. Two
+// processes sharing one directory are not coordinated.
 type dirState struct{ root string }
 
 func (d *dirState) String() string { return d.root }
@@ -95,27 +98,13 @@ func (d *dirState) write(ctx context.Context, path string, data []byte) error {
 		return err
 	}
 	dst := filepath.Join(d.root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if _, err := atomicfile.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return fmt.Errorf("state dir %s: %w", d.root, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("state dir %s: %w", d.root, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", dst, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sync %s: %w", dst, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", dst, err)
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return fmt.Errorf("replace %s: %w", dst, err)
+	// 0o600 for a new cursor, as before; one the operator chmod-ed keeps
+	// its mode.
+	if err := atomicfile.WriteFile(dst, data, 0o600); err != nil {
+		return fmt.Errorf("state dir %s: write %s: %w", d.root, dst, err)
 	}
 	return nil
 }
