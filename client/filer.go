@@ -88,8 +88,32 @@ func embeddedDir(spec string) (string, error) {
 	return spec, nil
 }
 
+// LoadOptions, LoadPoint and LoadResult are embedded.Load's.
+type (
+	LoadOptions = embedded.LoadOptions
+	LoadPoint   = embedded.LoadPoint
+	LoadResult  = embedded.LoadResult
+)
+
+// Load loads a fixture (see embedded.Fixture) into the embedded filer spec
+// names, creating it if needed, all or nothing even under kill -9 (see
+// embedded.Load). Remote filers cannot load fixtures.
+func Load(ctx context.Context, spec string, r io.Reader, opts LoadOptions) (LoadResult, error) {
+	if err := ctx.Err(); err != nil {
+		return LoadResult{}, err
+	}
+	if strings.HasPrefix(spec, "seaweedfs://") || strings.HasPrefix(spec, "s3://") {
+		return LoadResult{}, fmt.Errorf("filer %s cannot load fixtures: fixtures load into the embedded filer only (--filer DIR)", spec)
+	}
+	dir, err := embeddedDir(spec)
+	if err != nil {
+		return LoadResult{}, err
+	}
+	return embedded.Load(ctx, dir, r, opts)
+}
+
 // LoadFixture loads a fixture (see embedded.Fixture) into f, which must be
-// the embedded filer.
+// the embedded filer, in one transaction.
 func LoadFixture(ctx context.Context, f Filer, r io.Reader) (FixtureSummary, error) {
 	e, ok := f.(*embedded.Filer)
 	if !ok {

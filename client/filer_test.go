@@ -62,3 +62,35 @@ func TestLoadFixtureThroughClient(t *testing.T) {
 		t.Fatalf("LoadFixture = %+v, %v", sum, err)
 	}
 }
+
+func TestLoadSpecs(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	tests := []struct {
+		name, spec, wantErr string
+		wantDB              string
+	}{
+		{name: "plain path", spec: filepath.Join(tmp, "a"), wantDB: filepath.Join(tmp, "a", "filer.db")},
+		{name: "dir prefix", spec: "dir:" + filepath.Join(tmp, "b"), wantDB: filepath.Join(tmp, "b", "filer.db")},
+		{name: "seaweedfs", spec: "seaweedfs://127.0.0.1:1", wantErr: "filer seaweedfs://127.0.0.1:1 cannot load fixtures: fixtures load into the embedded filer only (--filer DIR)"},
+		{name: "s3", spec: "s3://127.0.0.1:1", wantErr: "filer s3://127.0.0.1:1 cannot load fixtures"},
+		{name: "empty dir prefix", spec: "dir:", wantErr: "names no directory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Load(ctx, tc.spec, strings.NewReader(`{"buckets":[{"name":"b"}]}`), LoadOptions{})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !res.Created || res.Buckets != 1 {
+				t.Fatalf("Load = %+v, %v", res, err)
+			}
+			if _, err := os.Stat(tc.wantDB); err != nil {
+				t.Errorf("no database: %v", err)
+			}
+		})
+	}
+}

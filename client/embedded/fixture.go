@@ -115,25 +115,44 @@ var ErrBucketExists = errors.New("bucket already exists")
 // EventMPUInit at each upload's initiated time. Colliding TsNs are bumped
 // by 1ns so they stay unique. Load into a fresh filer: events land at their
 // mtimes, possibly before events already in the log.
+//
+// LoadFixture writes into this open filer; Load is what "ilmctl filer
+// load" uses, which also creates a new filer all or nothing.
 func (f *Filer) LoadFixture(ctx context.Context, r io.Reader) (FixtureSummary, error) {
+	p, err := decodeFixture(r)
+	if err != nil {
+		return FixtureSummary{}, err
+	}
+	return p.commit(ctx, f.db, nil)
+}
+
+// decodeFixture reads and validates a fixture; it touches no disk.
+func decodeFixture(r io.Reader) (*fixturePlan, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	var fx Fixture
 	if err := dec.Decode(&fx); err != nil {
-		return FixtureSummary{}, fmt.Errorf("fixture: %w", err)
+		return nil, fmt.Errorf("fixture: %w", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return FixtureSummary{}, errors.New("fixture: trailing data after the top-level object: a fixture is one JSON object")
+		return nil, errors.New("fixture: trailing data after the top-level object: a fixture is one JSON object")
 	}
 	p, err := planFixture(fx)
 	if err != nil {
-		return FixtureSummary{}, fmt.Errorf("fixture: %w", err)
+		return nil, fmt.Errorf("fixture: %w", err)
 	}
-	err = f.db.Update(func(tx *bolt.Tx) error {
+	return p, nil
+}
+
+// commit writes the plan into db in one write transaction, so bbolt's
+// commit makes it all or nothing, a crash included. hook (a test seam, see
+// LoadOptions.Hook) runs after each bucket is written.
+func (p *fixturePlan) commit(ctx context.Context, db *bolt.DB, hook func(LoadPoint) error) (FixtureSummary, error) {
+	err := db.Update(func(tx *bolt.Tx) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return p.write(tx)
+		return p.write(tx, hook)
 	})
 	if err != nil {
 		return FixtureSummary{}, fmt.Errorf("fixture: %w", err)
@@ -358,7 +377,7 @@ func (p *fixturePlan) add(atNs int64, ev filer.Event, demoted *versionRecord) {
 	p.events = append(p.events, plannedEvent{atNs: atNs, seq: len(p.events), ev: ev, demoted: demoted})
 }
 
-func (p *fixturePlan) write(tx *bolt.Tx) error {
+func (p *fixturePlan) write(tx *bolt.Tx, hook func(LoadPoint) error) error {
 	for _, pb := range p.buckets {
 		if _, exists, err := getBucket(tx, pb.name); err != nil {
 			return err
@@ -369,9 +388,14 @@ func (p *fixturePlan) write(tx *bolt.Tx) error {
 	if err := p.assignTsNs(tx.Bucket(bktMetalog)); err != nil {
 		return err
 	}
-	for _, pb := range p.buckets {
+	for i, pb := range p.buckets {
 		if err := pb.write(tx); err != nil {
 			return fmt.Errorf("bucket %q: %w", pb.name, err)
+		}
+		if hook != nil {
+			if err := hook(LoadPoint{Buckets: i + 1}); err != nil {
+				return err
+			}
 		}
 	}
 	for _, pe := range p.events {

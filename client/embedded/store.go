@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -49,9 +50,19 @@ var ErrNoSuchBucket = errors.New("no such bucket")
 
 // NoFilerError reports that Options.MustExist was set and Dir holds no
 // filer.db.
-type NoFilerError struct{ Dir string }
+type NoFilerError struct {
+	Dir string
+	// Unfinished lists the temporary databases of loads into Dir that
+	// have not finished (see Load): killed, or still running. None of them
+	// is a filer.
+	Unfinished []string
+}
 
 func (e *NoFilerError) Error() string {
+	if len(e.Unfinished) > 0 {
+		return fmt.Sprintf("no filer at %s, only the unfinished load %s (never read as a filer; the next load removes it): run 'ilmctl filer load FIXTURE.json --filer %s' first",
+			e.Dir, strings.Join(e.Unfinished, ", "), e.Dir)
+	}
 	return fmt.Sprintf("no filer at %s: run 'ilmctl filer load FIXTURE.json --filer %s' first", e.Dir, e.Dir)
 }
 
@@ -115,6 +126,8 @@ func checkSize(path string) error {
 }
 
 // Open opens (creating unless opts.MustExist) the embedded filer in dir.
+// The filer it creates is empty and in place; "ilmctl filer load" creates
+// filers with Load instead, which publishes one only once it is complete.
 func Open(dir string, opts Options) (*Filer, error) {
 	if dir == "" {
 		return nil, errors.New("embedded filer: empty directory: pass --filer DIR")
@@ -122,13 +135,32 @@ func Open(dir string, opts Options) (*Filer, error) {
 	path := filepath.Join(dir, DBFile)
 	if opts.MustExist {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			return nil, &NoFilerError{Dir: dir}
+			unfinished, _ := unfinishedLoads(dir)
+			return nil, &NoFilerError{Dir: dir, Unfinished: unfinished}
 		} else if err != nil {
 			return nil, fmt.Errorf("filer %s: %w", dir, err)
 		}
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create filer dir %s: %w", dir, err)
 	}
+	db, err := openDB(dir, path)
+	if err != nil {
+		return nil, err
+	}
+	return newFiler(db, dir, opts), nil
+}
+
+func newFiler(db *bolt.DB, dir string, opts Options) *Filer {
+	clock := opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Filer{db: db, dir: dir, clock: clock, hook: opts.DeleteHook, subscribeBatch: 1000}
+}
+
+// openDB opens (creating if missing) the bbolt file at path, the database
+// of the filer in dir, and makes sure its top-level buckets exist.
+func openDB(dir, path string) (*bolt.DB, error) {
 	if err := checkSize(path); err != nil {
 		return nil, err
 	}
@@ -151,11 +183,7 @@ func Open(dir string, opts Options) (*Filer, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("init filer %s: %w", dir, err)
 	}
-	clock := opts.Clock
-	if clock == nil {
-		clock = time.Now
-	}
-	return &Filer{db: db, dir: dir, clock: clock, hook: opts.DeleteHook, subscribeBatch: 1000}, nil
+	return db, nil
 }
 
 // Dir returns the directory the filer lives in.

@@ -2,14 +2,11 @@ package filer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/ilmctl/ilmctl/client"
-	"github.com/ilmctl/ilmctl/client/embedded"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -35,9 +32,19 @@ errors). Versions are listed oldest first, the last being the latest:
     "uploads":[{"upload_id":"u1","key":"big.bin","initiated":"2026-01-01T00:00:00Z"}]}]}
 
 versioning is "Enabled", "Suspended" or "Off"; an omitted version_id gets a
-stable generated ID, and null means the null version. The load is one
-transaction: a bad fixture leaves the filer unchanged. A bucket the filer
-already holds is an error; load into a fresh --filer directory.`,
+stable generated ID, and null means the null version.
+
+The load is all or nothing, even if ilmctl is killed (kill -9, power loss):
+  - DIR without filer.db: the new filer is built in
+    DIR/filer.db.ilmctl-load-<random> and renamed to DIR/filer.db only once
+    it is complete and on disk. Until then DIR holds no filer ('filer ls'
+    and 'run' say "no filer at DIR"); a bad fixture leaves nothing behind.
+  - DIR with a filer.db: the fixture is added in one transaction; a bad
+    fixture or a kill leaves the filer as it was. A bucket the filer already
+    holds is an error; load into a fresh --filer directory.
+A filer.db.ilmctl-load-* file left by a killed load is never read as a
+filer; the next load into DIR removes it and says so. Two loads into one
+DIR at once: the second fails and changes nothing.`,
 		Example: `  ilmctl filer load testdata/demo/fixture.json
   ilmctl filer load fixture.json --filer /tmp/ilm-demo`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -47,52 +54,31 @@ already holds is an error; load into a fresh --filer directory.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLoad(cmd.Context(), cmd.OutOrStdout(), args[0], dir)
+			return runLoad(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], dir)
 		},
 	}
 	addFilerFlag(cmd, &dir)
 	return cmd
 }
 
-// removeFiler deletes a just-created embedded filer: its database file and
-// its directory when nothing else is in it.
-func removeFiler(f client.Filer) {
-	d, ok := f.(interface{ Dir() string })
-	if !ok {
-		return
-	}
-	os.Remove(filepath.Join(d.Dir(), embedded.DBFile))
-	os.Remove(d.Dir())
-}
+// loadHook is a TEST SEAM (kill_test.go), nil in production: the hook
+// client.Load calls after each bucket and before the final rename.
+var loadHook func(client.LoadPoint) error
 
-func runLoad(ctx context.Context, w io.Writer, path, dir string) error {
+func runLoad(ctx context.Context, stdout, stderr io.Writer, path, dir string) error {
 	in, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open fixture: %w", err)
 	}
 	defer in.Close()
-	// A filer this load creates is removed again if the load fails, so a
-	// bad fixture never leaves an empty filer that a later run would pass
-	// over as if it were real.
-	f, err := client.Open(ctx, dir, client.Options{MustExist: true})
-	created := errors.Is(err, client.ErrNoFiler)
-	if created {
-		f, err = client.Open(ctx, dir, client.Options{})
+	res, err := client.Load(ctx, dir, in, client.LoadOptions{Hook: loadHook})
+	for _, p := range res.Removed {
+		fmt.Fprintf(stderr, "ilmctl: removed %s, left by an unfinished load\n", p)
 	}
 	if err != nil {
-		return err
-	}
-	sum, err := client.LoadFixture(ctx, f, in)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("close filer %s: %w", dir, cerr)
-	}
-	if err != nil {
-		if created {
-			removeFiler(f)
-		}
 		return fmt.Errorf("load %s: %w", path, err)
 	}
-	_, err = fmt.Fprintf(w, "loaded %d buckets, %d objects, %d versions, %d uploads (%d meta-log events) into %s\n",
-		sum.Buckets, sum.Objects, sum.Versions, sum.Uploads, sum.Events, dir)
+	_, err = fmt.Fprintf(stdout, "loaded %d buckets, %d objects, %d versions, %d uploads (%d meta-log events) into %s\n",
+		res.Buckets, res.Objects, res.Versions, res.Uploads, res.Events, dir)
 	return err
 }
