@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
@@ -109,8 +110,8 @@ func (e *errDispatch) Unwrap() error { return e.err }
 // handle counts a match and, when due, dispatches it. pending is true for
 // a match not yet due. A non-nil error means the dispatch did not complete
 // (RETRY_LATER, BLOCKED, STUCK, transport error after retries, or
-// cancellation). rule is the rule that made m.
-func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, rule *lifecycle.Rule) (pending bool, err error) {
+// cancellation). act is the compiled action (rule and kind) that made m.
+func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (pending bool, err error) {
 	s.res.Matches++
 	if !m.IsDue(p.cfg.RunNow) {
 		s.res.Pending++
@@ -125,7 +126,7 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 		v := vt.obj.Versions[vt.idx]
 		a.Key, a.VersionID = vt.obj.Key, v.VersionID
 		req.Key, req.Expected = vt.obj.Key, v.Identity()
-		req.Applies = p.applies(rule, m.Kind)
+		req.Applies = p.applies(act, m.Kind)
 	}
 	// A target this shard already dispatched in this pass (walker, then the
 	// replay of its event) is not dispatched again.
@@ -183,17 +184,18 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 	return false, nil
 }
 
-// applies is DeleteRequest.Applies for an action of kind chosen by rule:
-// the same rule must still select the version, in the position kind acts
-// on, and be due at the pass clock. A different rule that would now
+// applies is DeleteRequest.Applies for a match act made: the same
+// compiled action (rule and kind, evaluated as it was chosen) must still
+// select the version, in the position it acts on, with a match of the same
+// kind that is due at the pass clock. A different rule that would now
 // delete it is not enough: the action is decided again next pass.
-func (p *pass) applies(rule *lifecycle.Rule, kind lifecycle.ActionKind) func(*filer.Object, int) bool {
+func (p *pass) applies(act *engine.CompiledAction, kind lifecycle.ActionKind) func(*filer.Object, int) bool {
 	return func(obj *filer.Object, idx int) bool {
-		if rule == nil || obj == nil {
+		if act == nil || obj == nil {
 			return false
 		}
-		m, ok := lifecycle.EvaluateVersion(rule, kind, obj, idx, p.snap.Rounding)
-		return ok && m.IsDue(p.cfg.RunNow)
+		m, ok := lifecycle.EvaluateVersion(act.Rule, act.Key.Kind, obj, idx, p.snap.Rounding)
+		return ok && m.Kind == kind && m.IsDue(p.cfg.RunNow)
 	}
 }
 

@@ -169,11 +169,11 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, cache lookups, st 
 		// The upload's initiation time is the event's TsNs; a completed or
 		// aborted upload makes the dispatch NOOP_RESOLVED.
 		up := filer.Upload{Key: st.ev.Key, UploadID: st.ev.UploadID, Initiated: unixNs(st.ev.TsNs)}
-		best, rule, found := bestUploadMatch(st.acts, &up, p.snap.Rounding)
+		best, act, found := bestUploadMatch(st.acts, &up, p.snap.Rounding)
 		if !found {
 			return false, nil
 		}
-		return p.handle(ctx, s, "replay", st.ev.Bucket, &up, nil, best, rule)
+		return p.handle(ctx, s, "replay", st.ev.Bucket, &up, nil, best, act)
 	}
 	l := st.look
 	select {
@@ -194,11 +194,11 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, cache lookups, st 
 	if idx < 0 {
 		return false, nil
 	}
-	best, rule, found := bestVersionMatch(st.acts, &l.obj, idx, p.snap.Rounding)
+	best, act, found := bestVersionMatch(st.acts, &l.obj, idx, p.snap.Rounding)
 	if !found {
 		return false, nil
 	}
-	pending, err = p.handle(ctx, s, "replay", st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, rule)
+	pending, err = p.handle(ctx, s, "replay", st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
 	if !pending {
 		delete(cache, lookupKey(st.ev.Bucket, st.ev.Key))
 	}
@@ -215,34 +215,34 @@ func versionIndex(obj *filer.Object, versionID string) int {
 }
 
 // bestVersionMatch is the earliest-due match of acts on obj.Versions[idx]
-// and the rule that made it: a delete wins over nothing and the earliest
+// and the compiled action (rule and kind) that made it: a delete wins over nothing and the earliest
 // due delete applies.
-func bestVersionMatch(acts []*engine.CompiledAction, obj *filer.Object, idx int, rnd lifecycle.Rounding) (lifecycle.Match, *lifecycle.Rule, bool) {
+func bestVersionMatch(acts []*engine.CompiledAction, obj *filer.Object, idx int, rnd lifecycle.Rounding) (lifecycle.Match, *engine.CompiledAction, bool) {
 	var best lifecycle.Match
-	var rule *lifecycle.Rule
+	var act *engine.CompiledAction
 	for _, a := range acts {
 		if !a.IsActive() || a.Key.Kind == lifecycle.AbortMPU {
 			continue
 		}
 		m, ok := lifecycle.EvaluateVersion(a.Rule, a.Key.Kind, obj, idx, rnd)
-		if ok && (rule == nil || m.Earlier(best)) {
-			best, rule = m, a.Rule
+		if ok && (act == nil || m.Earlier(best)) {
+			best, act = m, a
 		}
 	}
-	return best, rule, rule != nil
+	return best, act, act != nil
 }
 
-func bestUploadMatch(acts []*engine.CompiledAction, up *filer.Upload, rnd lifecycle.Rounding) (lifecycle.Match, *lifecycle.Rule, bool) {
+func bestUploadMatch(acts []*engine.CompiledAction, up *filer.Upload, rnd lifecycle.Rounding) (lifecycle.Match, *engine.CompiledAction, bool) {
 	var best lifecycle.Match
-	var rule *lifecycle.Rule
+	var act *engine.CompiledAction
 	for _, a := range acts {
 		if !a.IsActive() || a.Key.Kind != lifecycle.AbortMPU {
 			continue
 		}
 		m, ok := lifecycle.EvaluateUpload(a.Rule, up, rnd)
-		if ok && (rule == nil || m.Earlier(best)) {
-			best, rule = m, a.Rule
+		if ok && (act == nil || m.Earlier(best)) {
+			best, act = m, a
 		}
 	}
-	return best, rule, rule != nil
+	return best, act, act != nil
 }

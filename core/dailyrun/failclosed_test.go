@@ -446,7 +446,8 @@ func TestAppliesPredicates(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := p.applies(&tc.rule, tc.kind)(&tc.obj, tc.idx); got != tc.want {
+			act := &engine.CompiledAction{Key: engine.ActionKey{Kind: tc.kind}, Rule: &tc.rule}
+			if got := p.applies(act, tc.kind)(&tc.obj, tc.idx); got != tc.want {
 				t.Errorf("applies = %v, want %v", got, tc.want)
 			}
 		})

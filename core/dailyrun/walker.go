@@ -63,7 +63,7 @@ type walkItem struct {
 	up     *filer.Upload
 	vt     *versionTarget
 	m      lifecycle.Match
-	rule   *lifecycle.Rule
+	act    *engine.CompiledAction
 	// err, when set, is a key of this shard the listing could not read;
 	// the shard halts on it.
 	err error
@@ -147,7 +147,7 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 			g.fail(s.id, it.err)
 			continue
 		}
-		if _, err := p.handle(ctx, s, "walker", it.bucket, it.up, it.vt, it.m, it.rule); err != nil {
+		if _, err := p.handle(ctx, s, "walker", it.bucket, it.up, it.vt, it.m, it.act); err != nil {
 			g.fail(s.id, err)
 		}
 	}
@@ -273,11 +273,11 @@ func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, act
 			}
 			p.noteColdKey(s, bucket, obj, acts)
 			for idx := range obj.Versions {
-				m, rule, ok := bestVersionMatch(acts, obj, idx, p.snap.Rounding)
+				m, act, ok := bestVersionMatch(acts, obj, idx, p.snap.Rounding)
 				if !ok || !m.IsDue(p.cfg.RunNow) {
 					continue
 				}
-				if err := g.queue(ctx, s, walkItem{bucket: bucket, vt: &versionTarget{obj: obj, idx: idx}, m: m, rule: rule}); err != nil {
+				if err := g.queue(ctx, s, walkItem{bucket: bucket, vt: &versionTarget{obj: obj, idx: idx}, m: m, act: act}); err != nil {
 					return err
 				}
 			}
@@ -352,11 +352,11 @@ func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, act
 			if s == nil {
 				continue
 			}
-			m, rule, ok := bestUploadMatch(acts, up, p.snap.Rounding)
+			m, act, ok := bestUploadMatch(acts, up, p.snap.Rounding)
 			if !ok || !m.IsDue(p.cfg.RunNow) {
 				continue
 			}
-			if err := g.queue(ctx, s, walkItem{bucket: bucket, up: up, m: m, rule: rule}); err != nil {
+			if err := g.queue(ctx, s, walkItem{bucket: bucket, up: up, m: m, act: act}); err != nil {
 				return err
 			}
 		}
