@@ -64,6 +64,14 @@ func (s *Store) SetVersionNoncurrentSince(ctx context.Context, bucket, key, vers
 	if versionID != filer.NullVersionID {
 		dir, name = dir+"/"+name+versionsSuffix, versionFileName(versionID)
 	}
+	return s.updateExtended(ctx, dir, name, func(ext map[string][]byte) {
+		ext[extNoncurrentSinceNs] = []byte(strconv.FormatInt(since.UnixNano(), 10))
+	})
+}
+
+// updateExtended applies edit to dir/name's Extended map and writes the
+// entry back through filer UpdateEntry.
+func (s *Store) updateExtended(ctx context.Context, dir, name string, edit func(ext map[string][]byte)) error {
 	e, err := s.lookup(ctx, dir, name)
 	if err != nil {
 		return err
@@ -74,7 +82,7 @@ func (s *Store) SetVersionNoncurrentSince(ctx context.Context, bucket, key, vers
 	if e.Extended == nil {
 		e.Extended = map[string][]byte{}
 	}
-	e.Extended[extNoncurrentSinceNs] = []byte(strconv.FormatInt(since.UnixNano(), 10))
+	edit(e.Extended)
 	if _, err := s.fc.UpdateEntry(ctx, &filer_pb.UpdateEntryRequest{Directory: dir, Entry: e}); err != nil {
 		return fmt.Errorf("update %s/%s: %w", dir, name, err)
 	}
@@ -124,26 +132,13 @@ func (s *Store) MetaLogPersistedNs(ctx context.Context) (int64, error) {
 // beside a bare null object).
 func (s *Store) SetLatestVersionPointer(ctx context.Context, bucket, key, versionID string) error {
 	dir, name := path.Split(s.bucketDir(bucket) + "/" + key + versionsSuffix)
-	dir = strings.TrimSuffix(dir, "/")
-	e, err := s.lookup(ctx, dir, name)
-	if err != nil {
-		return err
-	}
-	if e == nil {
-		return fmt.Errorf("%s/%s: %w", dir, name, filer.ErrNotFound)
-	}
-	if e.Extended == nil {
-		e.Extended = map[string][]byte{}
-	}
-	if versionID == "" {
-		delete(e.Extended, extLatestVersionID)
-	} else {
-		e.Extended[extLatestVersionID] = []byte(versionID)
-	}
-	if _, err := s.fc.UpdateEntry(ctx, &filer_pb.UpdateEntryRequest{Directory: dir, Entry: e}); err != nil {
-		return fmt.Errorf("update %s/%s: %w", dir, name, err)
-	}
-	return nil
+	return s.updateExtended(ctx, strings.TrimSuffix(dir, "/"), name, func(ext map[string][]byte) {
+		if versionID == "" {
+			delete(ext, extLatestVersionID)
+		} else {
+			ext[extLatestVersionID] = []byte(versionID)
+		}
+	})
 }
 
 // PutLegacyNullMarker writes a null-version delete marker as a version

@@ -17,7 +17,6 @@ import (
 
 	"github.com/ilmctl/ilmctl/client/seaweedfs"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
-	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 	"github.com/ilmctl/ilmctl/internal/itest"
@@ -36,47 +35,10 @@ func target(t *testing.T) (*itest.S3, *seaweedfs.Store, itest.FilerTarget) {
 // pass runs one lifecycle pass over bucket's rules (exact due rounding,
 // so days count from the backdated times) and fails t unless every shard
 // ended ok.
-func pass(t *testing.T, st filer.Store, bucket string) *dailyrun.Result {
+func pass(t *testing.T, st *seaweedfs.Store, bucket string) *dailyrun.Result {
 	t.Helper()
-	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	bs, err := st.ListBuckets(c)
-	if err != nil {
-		t.Fatalf("list buckets: %v", err)
-	}
-	var eb []engine.Bucket
-	for _, b := range bs {
-		if b.Name != bucket {
-			continue
-		}
-		cfg, err := lifecycle.Parse([]byte(b.LifecycleXML))
-		if err != nil {
-			t.Fatalf("parse %s lifecycle: %v", bucket, err)
-		}
-		eb = append(eb, engine.Bucket{Name: b.Name, Versioning: b.Versioning, Rules: cfg.Rules})
-	}
-	if len(eb) != 1 {
-		t.Fatalf("bucket %s not listed by the filer store", bucket)
-	}
-	res, err := dailyrun.Run(c, dailyrun.Config{
-		Store:    st,
-		Snapshot: engine.Compile(eb, lifecycle.RoundExact).Snapshot(),
-		RunNow:   time.Now(),
-		Clock:    time.Now,
-		Retry:    dailyrun.RetryPolicy{Attempts: 2, Base: 50 * time.Millisecond},
-	})
-	if err != nil {
-		t.Fatalf("pass: %v", err)
-	}
-	for _, a := range res.Actions {
-		t.Logf("action %s %s/%s@%s%s %s -> %s %s", a.Source, a.Bucket, a.Key, a.VersionID, a.UploadID, a.Kind, a.Outcome, a.Err)
-	}
+	res := runBuckets(t, st, time.Now(), bucket)
 	if res.Status() != dailyrun.StatusOK {
-		for _, s := range res.Shards {
-			if s.Status != dailyrun.StatusOK {
-				t.Errorf("shard %d: %s: %s", s.Shard, s.Status, s.Err)
-			}
-		}
 		t.Fatalf("pass status %s (subscribe: %q)", res.Status(), res.SubscribeErr)
 	}
 	return res
