@@ -231,11 +231,16 @@ func (p *pass) confirmNoop(ctx context.Context, req filer.DeleteRequest) (filer.
 	return filer.OutcomeNoopResolved, nil
 }
 
+// record counts a's outcome, logs it and hands it to Config.OnAction, one
+// call at a time and in log order (under p.mu).
 func (p *pass) record(s *shardRun, a Action) {
 	s.res.Outcomes[a.Outcome]++
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.actions = append(p.actions, a)
-	p.mu.Unlock()
+	if p.cfg.OnAction != nil {
+		p.cfg.OnAction(a)
+	}
 }
 
 func unixNs(ns int64) time.Time { return time.Unix(0, ns).UTC() }

@@ -55,6 +55,13 @@ type Config struct {
 	// past it the shard stops receiving for this pass and its cursor stays
 	// before the first event it missed. 0 means 1<<20.
 	QueueLimit int
+	// OnAction, when set, sees every Action as it is recorded (its outcome
+	// known), in recording order, so a caller can stream a pass's actions
+	// instead of waiting for Result.Actions. Calls are serialized, but run
+	// on the goroutine that dispatched the action (a shard's or a walk's)
+	// while the pass's action log is locked: it must be quick, as every
+	// other shard's next action waits for it.
+	OnAction func(Action)
 }
 
 // Shard statuses.
