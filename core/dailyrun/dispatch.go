@@ -149,7 +149,12 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 				// ctx's deadline: the pass is out of time, not the store.
 				return fmt.Errorf("%w: %v", context.DeadlineExceeded, werr)
 			}
-			s.res.LimiterWait += p.cfg.Clock().Sub(waitStart)
+			waited := p.cfg.Clock().Sub(waitStart)
+			s.res.LimiterWait += waited
+			p.cfg.Progress.addLimiterWait(waited)
+			if p.cfg.OnLimiterWait != nil {
+				p.cfg.OnLimiterWait(waited)
+			}
 		}
 		var derr error
 		out, derr = p.cfg.Store.LifecycleDelete(ctx, req)
@@ -235,6 +240,7 @@ func (p *pass) confirmNoop(ctx context.Context, req filer.DeleteRequest) (filer.
 // call at a time and in log order (under p.mu).
 func (p *pass) record(s *shardRun, a Action) {
 	s.res.Outcomes[a.Outcome]++
+	p.cfg.Progress.addAction(&a)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.actions = append(p.actions, a)

@@ -60,6 +60,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 		step := window[0]
 		window = window[1:]
 		s.res.EventsScanned++
+		p.cfg.Progress.addEvent()
 		pending, err := p.finishReplay(ctx, s, cache, step)
 		if err != nil {
 			return lastOK, err

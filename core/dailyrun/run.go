@@ -45,6 +45,15 @@ type Config struct {
 	// Limiter caps LifecycleDelete calls across every shard and the walker;
 	// nil means unlimited.
 	Limiter *rate.Limiter
+	// OnLimiterWait, when set, is called with each wait on Limiter (one
+	// per LifecycleDelete attempt while Limiter is set, measured with
+	// Clock), so a caller can keep the distribution design 000
+	// § Observability exports; ShardResult.LimiterWait is only the sum.
+	// Shards call it concurrently: it must be safe for concurrent use.
+	OnLimiterWait func(time.Duration)
+	// Progress, when set, receives the pass's live counters (see
+	// Progress); nil counts nothing.
+	Progress *Progress
 	// DryRun evaluates and records every action that would be dispatched,
 	// but deletes nothing and saves no cursor.
 	DryRun bool
@@ -105,6 +114,9 @@ type ShardResult struct {
 	// from its cursor next pass.
 	Truncated   bool
 	LimiterWait time.Duration
+	// Duration is the shard's wall-clock time (Config.Clock) from the
+	// start of the pass until it finished: walk, replay and cursor save.
+	Duration time.Duration
 }
 
 // Action is one dispatched (or, in a dry run, would-be dispatched) action.
@@ -163,6 +175,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			defer wg.Done()
 			defer s.finish()
 			p.runShard(ctx, s)
+			s.res.Duration = cfg.Clock().Sub(started)
 		}(s)
 	}
 	wg.Wait()

@@ -256,6 +256,7 @@ func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, act
 		if err != nil {
 			return err
 		}
+		p.cfg.Progress.addWalked(len(objs))
 		for i := range objs {
 			obj := &objs[i]
 			s := g.owner(bucket, obj.Key)
@@ -346,6 +347,7 @@ func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, act
 		if err != nil {
 			return err
 		}
+		p.cfg.Progress.addWalked(len(ups))
 		for i := range ups {
 			up := &ups[i]
 			s := g.owner(bucket, up.Key)
