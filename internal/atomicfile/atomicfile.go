@@ -29,6 +29,27 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	return SyncDir(dir)
 }
 
+// WriteFileMode is WriteFile for a file another user reads (node_exporter
+// reading a metrics textfile): the file ends with exactly mode, whatever
+// the umask and whatever mode the file it replaces had. The mode is set on
+// the temporary file before the rename, so a reader never sees the new
+// content with another mode.
+func WriteFileMode(path string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := renameio.NewPendingFile(path, renameio.WithTempDir(dir), renameio.WithStaticPermissions(mode))
+	if err != nil {
+		return err
+	}
+	defer f.Cleanup()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.CloseAtomicallyReplace(); err != nil {
+		return err
+	}
+	return SyncDir(dir)
+}
+
 // SyncDir fsyncs directory dir, making the entries created, renamed or
 // removed in it durable.
 func SyncDir(dir string) error {

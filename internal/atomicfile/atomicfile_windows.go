@@ -17,6 +17,11 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 		mode = fi.Mode().Perm()
 	}
+	return WriteFileMode(path, data, mode)
+}
+
+// WriteFileMode replaces path with data atomically, with exactly mode.
+func WriteFileMode(path string, data []byte, mode fs.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"*")
 	if err != nil {
 		return err
