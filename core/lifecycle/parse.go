@@ -25,16 +25,33 @@ const (
 	MaxTagKeyLen               = 128  // characters in a tag key
 	MaxTagValueLen             = 256  // characters in a tag value
 	MaxNewerNoncurrentVersions = 100  // NoncurrentVersionExpiration/NewerNoncurrentVersions
+	// MinInfrequentAccessDays is the least Days (NoncurrentDays) a
+	// transition to STANDARD_IA or ONEZONE_IA may give.
+	MinInfrequentAccessDays = 30
 )
+
+// TransitionStorageClasses are the classes a Transition or
+// NoncurrentVersionTransition may name (the S3 TransitionStorageClass
+// enumeration).
+var TransitionStorageClasses = []string{"GLACIER", "STANDARD_IA", "ONEZONE_IA", "INTELLIGENT_TIERING", "DEEP_ARCHIVE", "GLACIER_IR"}
+
+// infrequentAccess are the classes S3 lets an object enter only after
+// MinInfrequentAccessDays.
+func infrequentAccess(class string) bool { return class == "STANDARD_IA" || class == "ONEZONE_IA" }
 
 // Parse decodes an S3 LifecycleConfiguration document (root
 // LifecycleConfiguration or BucketLifecycleConfiguration, with or without
 // the S3 namespace) and validates it strictly, per the AWS lifecycle docs.
 // It refuses rather than defaults: unknown or repeated elements, out of
 // range values and combinations S3 rejects all fail with an *Error naming
-// the rule. Transition actions are parsed for structure and otherwise
-// ignored; a rule with no expiration-type action fails, since ilmctl does not
-// run transitions. Parse is pure: no clock, no I/O.
+// the rule. Transition and NoncurrentVersionTransition actions are validated
+// the same way and kept in the Rule; ilmctl never executes them, and a rule
+// whose only actions are transitions is valid and deletes nothing.
+//
+// The document may begin with a UTF-8 byte order mark and an XML
+// declaration; a declared encoding other than UTF-8 or US-ASCII (any case)
+// is MalformedXML. Parse is the one judge of a lifecycle document: the
+// fixture loader and every pass use it. Parse is pure: no clock, no I/O.
 func Parse(data []byte) (*Configuration, error) {
 	doc, root, err := decodeDocument(data)
 	if err != nil {
@@ -74,8 +91,10 @@ func Parse(data []byte) (*Configuration, error) {
 // MalformedXML. DTDs are refused outright: S3 never sends one, and refusing
 // them keeps entity tricks out.
 func decodeDocument(data []byte) (doc *xmlConfiguration, root string, err error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
 	d := xml.NewDecoder(bytes.NewReader(data))
-	for {
+	d.CharsetReader = charsetReader
+	for first := true; ; first = false {
 		tok, err := d.Token()
 		if errors.Is(err, io.EOF) {
 			if doc == nil {
@@ -108,8 +127,43 @@ func decodeDocument(data []byte) (doc *xmlConfiguration, root string, err error)
 			}
 		case xml.Directive:
 			return nil, "", malformed("DTDs and other <!...> directives are not allowed")
+		case xml.ProcInst:
+			// encoding/xml reads a declaration wherever it is; XML 1.0
+			// allows one only at the very start.
+			if strings.EqualFold(t.Target, "xml") && !first {
+				return nil, "", malformed("the XML declaration <?xml ...?> must come first in the document")
+			}
 		}
 	}
+}
+
+// utf8BOM is the byte order mark some editors and SDKs put before a UTF-8
+// document.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// charsetReader is called by encoding/xml for a declared encoding other
+// than UTF-8 (which it reads itself, in any case). US-ASCII is UTF-8's
+// subset, read as is but refusing any byte outside it; every other
+// encoding is refused, naming it.
+func charsetReader(label string, input io.Reader) (io.Reader, error) {
+	if strings.EqualFold(label, "us-ascii") {
+		return &asciiReader{r: input}, nil
+	}
+	return nil, malformed("the document declares encoding %q; a lifecycle configuration must be UTF-8 or US-ASCII", label)
+}
+
+// asciiReader passes US-ASCII through and fails on the first byte outside
+// it.
+type asciiReader struct{ r io.Reader }
+
+func (a *asciiReader) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	for i := range p[:n] {
+		if p[i] >= utf8.RuneSelf {
+			return i, malformed("byte 0x%02X is not US-ASCII, the encoding the document declares", p[i])
+		}
+	}
+	return n, err
 }
 
 // wrapSyntaxError keeps our own *Error (a repeated element found mid-decode)
@@ -189,8 +243,8 @@ type xmlAbortIncompleteMultipart struct {
 	DaysAfterInitiation one[string] `xml:"DaysAfterInitiation"`
 }
 
-// Transitions are decoded only so their structure is checked; ilmctl does
-// not run them.
+// Transitions are validated like every other action; ilmctl does not run
+// them.
 type xmlTransition struct {
 	strict
 	Date         one[string] `xml:"Date"`
@@ -327,6 +381,10 @@ func (x *xmlRule) validate(index int) (Rule, error) {
 		}
 	}
 
+	if err := x.validateTransitions(ref, &rule); err != nil {
+		return Rule{}, err
+	}
+
 	// S3 evaluates tags on objects only: delete markers and multipart
 	// uploads carry none, so it refuses these combinations (InvalidRequest).
 	if len(rule.Filter.Tags) > 0 {
@@ -338,15 +396,147 @@ func (x *xmlRule) validate(index int) (Rule, error) {
 		}
 	}
 
-	if len(rule.Actions()) == 0 {
-		if len(x.Transitions) > 0 || len(x.NoncurrentTransitions) > 0 {
-			return Rule{}, ref.errorf(CodeInvalidRequest,
-				"rule has only transition actions; ilmctl does not run transitions, so it needs Expiration, NoncurrentVersionExpiration or AbortIncompleteMultipartUpload")
-		}
+	if len(rule.Actions()) == 0 && len(rule.Transitions) == 0 && len(rule.NoncurrentTransitions) == 0 {
 		return Rule{}, ref.errorf(CodeInvalidRequest,
-			"at least one action is required: Expiration, NoncurrentVersionExpiration or AbortIncompleteMultipartUpload")
+			"at least one action is required: Expiration, NoncurrentVersionExpiration, AbortIncompleteMultipartUpload, Transition or NoncurrentVersionTransition")
 	}
 	return rule, nil
+}
+
+// validateTransitions checks the rule's Transition and
+// NoncurrentVersionTransition actions and how they combine with its
+// expirations, per the AWS Transition and NoncurrentVersionTransition docs:
+// Days (NoncurrentDays) 0 or more, at least MinInfrequentAccessDays into
+// STANDARD_IA or ONEZONE_IA, or a midnight-UTC Date; one StorageClass per
+// action of a kind; no Date-based beside Days-based timing; and an
+// expiration later than every transition of its kind. rule's expirations
+// are already validated.
+func (x *xmlRule) validateTransitions(ref ruleRef, rule *Rule) error {
+	classes := map[string]bool{}
+	byDays, byDate := rule.ExpirationDays > 0, !rule.ExpirationDate.IsZero()
+	for i := range x.Transitions {
+		t, err := x.Transitions[i].v.validate(ref)
+		if err != nil {
+			return err
+		}
+		if classes[t.StorageClass] {
+			return ref.errorf(CodeInvalidRequest, "two Transition actions name StorageClass %s; each must name a different class", t.StorageClass)
+		}
+		classes[t.StorageClass] = true
+		if t.Date.IsZero() {
+			byDays = true
+		} else {
+			byDate = true
+		}
+		if byDays && byDate {
+			return ref.errorf(CodeInvalidRequest, "Date-based and Days-based Expiration and Transition actions are mixed; use one kind of timing in a rule")
+		}
+		switch {
+		case rule.ExpirationDays > 0 && rule.ExpirationDays <= t.Days:
+			return ref.errorf(CodeInvalidArgument, "Expiration Days (%d) must be greater than the Days of every Transition (%s has %d)", rule.ExpirationDays, t.StorageClass, t.Days)
+		case !rule.ExpirationDate.IsZero() && !rule.ExpirationDate.After(t.Date):
+			return ref.errorf(CodeInvalidArgument, "Expiration Date (%s) must be later than the Date of every Transition (%s has %s)",
+				rule.ExpirationDate.Format(time.DateOnly), t.StorageClass, t.Date.Format(time.DateOnly))
+		}
+		rule.Transitions = append(rule.Transitions, t)
+	}
+	clear(classes)
+	for i := range x.NoncurrentTransitions {
+		t, err := x.NoncurrentTransitions[i].v.validate(ref)
+		if err != nil {
+			return err
+		}
+		if classes[t.StorageClass] {
+			return ref.errorf(CodeInvalidRequest, "two NoncurrentVersionTransition actions name StorageClass %s; each must name a different class", t.StorageClass)
+		}
+		classes[t.StorageClass] = true
+		if rule.NoncurrentDays > 0 && rule.NoncurrentDays <= t.NoncurrentDays {
+			return ref.errorf(CodeInvalidArgument, "NoncurrentVersionExpiration NoncurrentDays (%d) must be greater than the NoncurrentDays of every NoncurrentVersionTransition (%s has %d)",
+				rule.NoncurrentDays, t.StorageClass, t.NoncurrentDays)
+		}
+		rule.NoncurrentTransitions = append(rule.NoncurrentTransitions, t)
+	}
+	return nil
+}
+
+// validate checks one Transition: exactly one of Days and Date (a schema
+// choice, so anything else is MalformedXML) and a StorageClass.
+func (t *xmlTransition) validate(ref ruleRef) (Transition, error) {
+	var out Transition
+	var err error
+	switch {
+	case t.Days.set && t.Date.set:
+		return out, ref.errorf(CodeMalformedXML, "Transition has both Days and Date; use one")
+	case !t.Days.set && !t.Date.set:
+		return out, ref.errorf(CodeMalformedXML, "<Transition> needs Days or Date")
+	}
+	if out.StorageClass, err = storageClass(ref, TransitionElement, t.StorageClass); err != nil {
+		return out, err
+	}
+	if t.Date.set {
+		out.Date, err = parseMidnightUTC(ref, "Transition Date", t.Date.v)
+		return out, err
+	}
+	out.Days, err = transitionDays(ref, "Transition Days", out.StorageClass, t.Days.v)
+	return out, err
+}
+
+// validate checks one NoncurrentVersionTransition: NoncurrentDays and a
+// StorageClass are required, NewerNoncurrentVersions is optional (1..100).
+func (t *xmlNoncurrentTransition) validate(ref ruleRef) (NoncurrentTransition, error) {
+	var out NoncurrentTransition
+	var err error
+	if !t.NoncurrentDays.set {
+		return out, ref.errorf(CodeMalformedXML, "<NoncurrentVersionTransition> needs <NoncurrentDays>")
+	}
+	if out.StorageClass, err = storageClass(ref, NoncurrentTransitionElement, t.StorageClass); err != nil {
+		return out, err
+	}
+	if out.NoncurrentDays, err = transitionDays(ref, "NoncurrentVersionTransition NoncurrentDays", out.StorageClass, t.NoncurrentDays.v); err != nil {
+		return out, err
+	}
+	if t.NewerNoncurrentVersions.set {
+		v, err := parseIntElement(ref, "NoncurrentVersionTransition NewerNoncurrentVersions", t.NewerNoncurrentVersions.v, 32)
+		if err != nil {
+			return out, err
+		}
+		if v < 1 || v > MaxNewerNoncurrentVersions {
+			return out, ref.errorf(CodeInvalidArgument, "NoncurrentVersionTransition NewerNoncurrentVersions is %d; it must be between 1 and %d", v, MaxNewerNoncurrentVersions)
+		}
+		out.NewerNoncurrentVersions = int(v)
+	}
+	return out, nil
+}
+
+// storageClass checks a transition's StorageClass, a schema enumeration
+// (so a value outside it is MalformedXML).
+func storageClass(ref ruleRef, element string, c one[string]) (string, error) {
+	switch {
+	case !c.set:
+		return "", ref.errorf(CodeMalformedXML, "<%s> needs <StorageClass>", element)
+	case !slices.Contains(TransitionStorageClasses, c.v):
+		return "", ref.errorf(CodeMalformedXML, "%s StorageClass is %q; want one of %s", element, c.v, strings.Join(TransitionStorageClasses, ", "))
+	}
+	return c.v, nil
+}
+
+// transitionDays parses a transition's day count: 0 or more, at most
+// MaxDays, and at least MinInfrequentAccessDays into an infrequent-access
+// class.
+func transitionDays(ref ruleRef, field, class, s string) (int, error) {
+	v, err := parseIntElement(ref, field, s, 32)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case v < 0:
+		return 0, ref.errorf(CodeInvalidArgument, "%s is %d; it must be 0 or more", field, v)
+	case v > MaxDays:
+		return 0, ref.errorf(CodeInvalidArgument, "%s is %d; ilmctl accepts at most %d days", field, v, MaxDays)
+	case infrequentAccess(class) && v < MinInfrequentAccessDays:
+		return 0, ref.errorf(CodeInvalidArgument, "%s is %d for StorageClass %s; it must be %d or more", field, v, class, MinInfrequentAccessDays)
+	}
+	return int(v), nil
 }
 
 // checkStructure refuses unknown elements, stray text and foreign
@@ -544,7 +734,7 @@ func (e *xmlExpiration) validate(ref ruleRef, rule *Rule) error {
 		}
 	}
 	if e.Date.set {
-		if rule.ExpirationDate, err = parseMidnightUTC(ref, e.Date.v); err != nil {
+		if rule.ExpirationDate, err = parseMidnightUTC(ref, "Expiration Date", e.Date.v); err != nil {
 			return err
 		}
 	}
@@ -621,20 +811,21 @@ func parseIntElement(ref ruleRef, field, s string, bits int) (int64, error) {
 	return v, nil
 }
 
-// parseMidnightUTC parses Expiration/Date. AWS requires ISO 8601 at midnight
-// UTC; Parse accepts the RFC 3339 forms S3 itself emits, with or without
-// fractional seconds and ending in Z (2027-01-01T00:00:00Z,
-// 2027-01-01T00:00:00.000Z). A bare date or a numeric offset is refused.
-func parseMidnightUTC(ref ruleRef, s string) (time.Time, error) {
+// parseMidnightUTC parses Expiration/Date or Transition/Date (field names
+// it). AWS requires ISO 8601 at midnight UTC; Parse accepts the RFC 3339
+// forms S3 itself emits, with or without fractional seconds and ending in Z
+// (2027-01-01T00:00:00Z, 2027-01-01T00:00:00.000Z). A bare date or a
+// numeric offset is refused.
+func parseMidnightUTC(ref ruleRef, field, s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil || !strings.HasSuffix(s, "Z") {
 		return time.Time{}, ref.errorf(CodeInvalidArgument,
-			"Expiration Date %q is not ISO 8601 UTC; write it like 2027-01-01T00:00:00Z", s)
+			"%s %q is not ISO 8601 UTC; write it like 2027-01-01T00:00:00Z", field, s)
 	}
 	t = t.UTC()
 	if t.Hour() != 0 || t.Minute() != 0 || t.Second() != 0 || t.Nanosecond() != 0 {
-		return time.Time{}, ref.errorf(CodeInvalidArgument, "Expiration Date %q must be at midnight UTC", s)
+		return time.Time{}, ref.errorf(CodeInvalidArgument, "%s %q must be at midnight UTC", field, s)
 	}
 	return t, nil
 }

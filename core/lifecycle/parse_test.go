@@ -99,8 +99,6 @@ var invalidCases = []invalidCase{
 	{"abort days missing", fixtureDoc(fixtureRule(`<AbortIncompleteMultipartUpload></AbortIncompleteMultipartUpload>`)), CodeMalformedXML, `rule "r1"`, "DaysAfterInitiation"},
 	{"no action", fixtureDoc(fixtureRule(``)), CodeInvalidRequest, `rule "r1"`, "at least one action"},
 	{"delete marker false only", fixtureDoc(fixtureRule(`<Expiration><ExpiredObjectDeleteMarker>false</ExpiredObjectDeleteMarker></Expiration>`)), CodeInvalidRequest, `rule "r1"`, "at least one action"},
-	{"transition only", fixtureDoc(fixtureRule(`<Transition><Days>30</Days><StorageClass>GLACIER</StorageClass></Transition>`)), CodeInvalidRequest, `rule "r1"`, "ilmctl does not run transitions"},
-	{"noncurrent transition only", fixtureDoc(fixtureRule(`<NoncurrentVersionTransition><NoncurrentDays>30</NoncurrentDays><StorageClass>GLACIER</StorageClass></NoncurrentVersionTransition>`)), CodeInvalidRequest, `rule "r1"`, "ilmctl does not run transitions"},
 
 	// Filters.
 	{"filter prefix and tag", fixtureDoc(fixtureRuleFilter(`<Prefix>a/</Prefix><Tag><Key>k</Key><Value>v</Value></Tag>`, fixtureExpire30)), CodeMalformedXML, `rule "r1"`, "Prefix, Tag"},
@@ -239,9 +237,9 @@ var validCases = []validCase{
 		want: []Rule{{ID: "r1", Enabled: true, NewerNoncurrentVersions: 100}},
 	},
 	{
-		name: "transition beside expiration is ignored",
+		name: "transition beside expiration is kept, not an action",
 		xml:  fixtureDoc(fixtureRule(`<Transition><Days>10</Days><StorageClass>GLACIER</StorageClass></Transition>` + fixtureExpire30)),
-		want: []Rule{{ID: "r1", Enabled: true, ExpirationDays: 30}},
+		want: []Rule{{ID: "r1", Enabled: true, ExpirationDays: 30, Transitions: []Transition{{Days: 10, StorageClass: "GLACIER"}}}},
 	},
 	{
 		name: "rules without IDs, whitespace and comments",
@@ -355,8 +353,8 @@ func FuzzParse(f *testing.F) {
 			if cfg == nil || len(cfg.Rules) == 0 {
 				t.Fatalf("Parse returned no error and no rules")
 			}
-			for i := range cfg.Rules {
-				if len(cfg.Rules[i].Actions()) == 0 {
+			for i, r := range cfg.Rules {
+				if len(r.Actions()) == 0 && len(r.Transitions) == 0 && len(r.NoncurrentTransitions) == 0 {
 					t.Fatalf("rule #%d has no action", i+1)
 				}
 			}

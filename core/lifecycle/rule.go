@@ -3,7 +3,10 @@
 // AWS lifecycle docs and design 000 § Action kinds.
 package lifecycle
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // ActionKind is one lifecycle action, spelled as design 000 spells the
 // engine constants.
@@ -43,6 +46,58 @@ type Rule struct {
 	NoncurrentDays            int       // NoncurrentVersionExpiration/NoncurrentDays
 	NewerNoncurrentVersions   int       // NoncurrentVersionExpiration/NewerNoncurrentVersions
 	AbortMPUDays              int       // AbortIncompleteMultipartUpload/DaysAfterInitiation
+
+	// Transitions and NoncurrentTransitions are validated as S3 validates
+	// them but never executed: ilmctl runs deletion actions only, and a pass
+	// reports each transition of an enabled rule as a notice. nil when none.
+	Transitions           []Transition
+	NoncurrentTransitions []NoncurrentTransition
+}
+
+// Transition is one Transition action: current versions move to
+// StorageClass Days after creation, or on Date when Date is set (exactly
+// one of the two is given; Days may be 0).
+type Transition struct {
+	Days         int
+	Date         time.Time // midnight UTC; zero when Days is used
+	StorageClass string
+}
+
+// NoncurrentTransition is one NoncurrentVersionTransition action:
+// noncurrent versions move to StorageClass NoncurrentDays after they became
+// noncurrent, keeping the NewerNoncurrentVersions newest (0: unset).
+type NoncurrentTransition struct {
+	NoncurrentDays          int
+	NewerNoncurrentVersions int
+	StorageClass            string
+}
+
+// The two transition elements, spelled as in the S3 schema.
+const (
+	TransitionElement           = "Transition"
+	NoncurrentTransitionElement = "NoncurrentVersionTransition"
+)
+
+func (t Transition) String() string {
+	if !t.Date.IsZero() {
+		return fmt.Sprintf("%s to %s on %s", TransitionElement, t.StorageClass, t.Date.Format(time.DateOnly))
+	}
+	return fmt.Sprintf("%s to %s %s after creation", TransitionElement, t.StorageClass, plural(t.Days, "day"))
+}
+
+func (t NoncurrentTransition) String() string {
+	s := fmt.Sprintf("%s to %s %s after becoming noncurrent", NoncurrentTransitionElement, t.StorageClass, plural(t.NoncurrentDays, "day"))
+	if t.NewerNoncurrentVersions > 0 {
+		s += fmt.Sprintf(", keeping %s", plural(t.NewerNoncurrentVersions, "newer noncurrent version"))
+	}
+	return s
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 // Tag is one object tag predicate; key and value must match exactly.
