@@ -75,6 +75,9 @@ func (a *CompiledAction) EffectiveTTL(rnd lifecycle.Rounding) time.Duration {
 // Snapshot is an immutable set of compiled actions for one pass.
 type Snapshot struct {
 	Rounding lifecycle.Rounding
+	// ExpiredMarkers says whether ExpirationDays actions also remove expired
+	// object delete markers (see EvaluateVersion).
+	ExpiredMarkers lifecycle.ExpiredMarkerDays
 	// locked holds the buckets with Object Lock enabled.
 	locked  map[string]bool
 	actions []*CompiledAction // sorted by Key
@@ -86,10 +89,23 @@ type Engine struct {
 	snap *Snapshot
 }
 
-// Compile builds an engine from every bucket's validated rules. Disabled
-// rules compile to ModeDisabled actions, which no view activates.
+// Options are the pass-wide semantics a snapshot evaluates rules with.
+type Options struct {
+	Rounding       lifecycle.Rounding
+	ExpiredMarkers lifecycle.ExpiredMarkerDays
+}
+
+// Compile builds an engine from every bucket's validated rules with AWS's
+// expired-marker semantics. Disabled rules compile to ModeDisabled
+// actions, which no view activates. Transitions compile to nothing: ilmctl
+// does not execute them.
 func Compile(buckets []Bucket, rnd lifecycle.Rounding) *Engine {
-	s := &Snapshot{Rounding: rnd, locked: map[string]bool{}}
+	return CompileWith(buckets, Options{Rounding: rnd})
+}
+
+// CompileWith is Compile with every pass-wide option.
+func CompileWith(buckets []Bucket, opts Options) *Engine {
+	s := &Snapshot{Rounding: opts.Rounding, ExpiredMarkers: opts.ExpiredMarkers, locked: map[string]bool{}}
 	for _, b := range buckets {
 		if b.ObjectLock {
 			s.locked[b.Name] = true
@@ -224,7 +240,19 @@ func (s *Snapshot) promoted(a *CompiledAction, retentionWindow time.Duration) bo
 }
 
 func (s *Snapshot) derive() *Snapshot {
-	return &Snapshot{Rounding: s.Rounding, locked: s.locked}
+	return &Snapshot{Rounding: s.Rounding, ExpiredMarkers: s.ExpiredMarkers, locked: s.locked}
+}
+
+// EvaluateVersion is lifecycle.EvaluateVersion of a's rule and kind on
+// obj.Versions[idx] under the snapshot's semantics: its due rounding and
+// its expired-marker policy. Every decision of a pass, the re-check before
+// a delete included, goes through it, so they cannot disagree.
+func (s *Snapshot) EvaluateVersion(a *CompiledAction, obj *filer.Object, idx int) (lifecycle.Match, bool) {
+	m, ok := lifecycle.EvaluateVersion(a.Rule, a.Key.Kind, obj, idx, s.Rounding)
+	if !ok || !s.ExpiredMarkers.Allows(a.Key.Kind, m) {
+		return lifecycle.Match{}, false
+	}
+	return m, true
 }
 
 func (s *Snapshot) index() {

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"hash"
 	"time"
+
+	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
 // ReplayContentHash hashes the content (bucket, rule ID, action kind,
-// predicate, TTL, due rounding) of every enabled replay-eligible action, in
+// predicate, TTL, due rounding, expired-marker policy) of every enabled
+// replay-eligible action, in
 // key order. It is the cursor's RuleSetHash: a mismatch means the rules that
 // processed the events before the cursor have changed (design 000 § Cursor
 // hashes). The zero value means the snapshot has no replay-eligible action.
@@ -67,6 +70,13 @@ func writeAction(h hash.Hash, a *CompiledAction, s *Snapshot) {
 		} else {
 			fmt.Fprintf(h, "size=%d;", *p)
 		}
+	}
+	// An ExpirationDays action that also removes expired object delete
+	// markers matches events (marker puts, removals) the one that keeps them
+	// let the cursor pass: switching to it, from --expired-marker-days keep
+	// or from an ilmctl that kept them, must walk to find those markers.
+	if a.Key.Kind == lifecycle.ExpirationDays && s.ExpiredMarkers == lifecycle.ExpiredMarkersAWS {
+		fmt.Fprint(h, "markers=aws;")
 	}
 	// NewerNoncurrentVersions is not replay content: a rule that sets it
 	// compiles to walker-bound NewerNoncurrent instead of NoncurrentDays, so

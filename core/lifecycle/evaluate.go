@@ -67,8 +67,13 @@ func (f *Filter) MatchesUpload(u *filer.Upload) bool {
 // obj.Versions[idx] (versions newest first) and when it is due. ok is false
 // when the action never applies to that version in its current state.
 //   - ExpirationDays/ExpirationDate act on the latest version only, never on
-//     a delete marker (a current delete marker with other versions is left
-//     alone).
+//     a delete marker with other versions beneath it.
+//   - ExpirationDays on a delete marker that is the latest and only version
+//     (an expired object delete marker) is a match of Kind
+//     ExpiredDeleteMarker, due Days after the marker's own mtime: per the
+//     AWS lifecycle docs, with Days S3 removes such a marker itself once it
+//     is old enough (MinIO and RustFS do too). ExpiredMarkerDays lets a
+//     pass keep them instead.
 //   - NoncurrentDays counts from when the version became noncurrent:
 //     NoncurrentSinceNs, else the successor's mtime, else its own mtime.
 //   - NewerNoncurrent keeps the NewerNoncurrentVersions newest noncurrent
@@ -89,8 +94,14 @@ func EvaluateVersion(r *Rule, kind ActionKind, obj *filer.Object, idx int, rnd R
 	latest := idx == 0
 	switch kind {
 	case ExpirationDays:
-		if !latest || v.DeleteMarker {
+		if !latest {
 			return Match{}, false
+		}
+		if v.DeleteMarker {
+			if len(obj.Versions) != 1 {
+				return Match{}, false
+			}
+			m.Kind = ExpiredDeleteMarker
 		}
 		m.Due = DueAt(time.Unix(0, v.MtimeNs), r.ExpirationDays, rnd)
 	case ExpirationDate:

@@ -170,7 +170,6 @@ func TestEvaluateVersion(t *testing.T) {
 		{"days current of many", expire3, ExpirationDays, legacy3, 0, RoundExact, true, evalDay3.Add(3 * 24 * time.Hour)},
 		{"days noncurrent", expire3, ExpirationDays, legacy3, 1, RoundAWS, false, time.Time{}},
 		{"days current marker with versions", expire3, ExpirationDays, markerOverVersion, 0, RoundAWS, false, time.Time{}},
-		{"days lone marker", expire3, ExpirationDays, loneMarker, 0, RoundAWS, false, time.Time{}},
 		{"days disabled", disabled(expire3), ExpirationDays, single, 0, RoundAWS, false, time.Time{}},
 		{"days prefix mismatch", withFilter(expire3, Filter{Prefix: "b/"}), ExpirationDays, single, 0, RoundAWS, false, time.Time{}},
 		{"days prefix match", withFilter(expire3, Filter{Prefix: "a/"}), ExpirationDays, single, 0, RoundExact, true, evalDay1.Add(3 * 24 * time.Hour)},
