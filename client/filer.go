@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,21 +44,41 @@ type Options struct {
 	// or processes an existing filer (ls, run), so a mistyped --filer is an
 	// error rather than an empty pass.
 	MustExist bool
+	// ReadOnly opens the embedded filer read-only under bbolt's shared
+	// lock (see embedded.Options.ReadOnly); it implies MustExist. Set it
+	// for every command that only reads (filer ls, run --dry-run, journal),
+	// so such commands run beside each other and cannot change the filer.
+	// Remote filers are unaffected: what a command sends them decides.
+	ReadOnly bool
 }
 
 // ErrNoFiler matches the error Open returns under MustExist when the spec
 // names no filer.
 var ErrNoFiler = embedded.ErrNoFiler
 
+// ErrDamaged matches the error Open returns for an embedded filer whose
+// filer.db is damaged (embedded.DamagedError); the file is left untouched.
+var ErrDamaged = embedded.ErrDamaged
+
+// ErrBadSpec matches the error CheckSpec and Open return for a filer spec
+// that names no filer: empty, an unknown scheme, or a remote scheme
+// without a host and port. It is bad input, which commands report as a
+// usage error.
+var ErrBadSpec = errors.New("bad filer spec")
+
 // FixtureSummary counts what LoadFixture wrote.
 type FixtureSummary = embedded.FixtureSummary
 
 // Open opens the filer spec names: seaweedfs://host:port is a live
-// SeaweedFS filer (HTTP port; gRPC at port+10000), s3://host:port any
+// SeaweedFS filer (HTTP port; gRPC at port+10000), s3://host[:port] any
 // S3-compatible endpoint, and a directory path, optionally written
-// "dir:PATH", the embedded filer in that directory.
+// "dir:PATH", the embedded filer in that directory. A malformed spec is an
+// error matching ErrBadSpec (see CheckSpec).
 func Open(ctx context.Context, spec string, opts Options) (Filer, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := CheckSpec(spec); err != nil {
 		return nil, err
 	}
 	if addr, ok := strings.CutPrefix(spec, "seaweedfs://"); ok {
@@ -65,27 +87,64 @@ func Open(ctx context.Context, spec string, opts Options) (Filer, error) {
 	if addr, ok := strings.CutPrefix(spec, "s3://"); ok {
 		return openS3(ctx, addr, opts)
 	}
-	dir, err := embeddedDir(spec)
-	if err != nil {
-		return nil, err
-	}
-	return embedded.Open(dir, embedded.Options{Clock: opts.Clock, MustExist: opts.MustExist})
+	return embedded.Open(embeddedDir(spec), embedded.Options{Clock: opts.Clock, MustExist: opts.MustExist, ReadOnly: opts.ReadOnly})
 }
 
-func embeddedDir(spec string) (string, error) {
-	if spec == "" {
-		return "", errors.New("empty filer spec: pass --filer DIR")
+// CheckSpec checks the form of a filer spec without opening anything, so
+// a command can refuse bad input before it does any work: a remote spec
+// must name a host (seaweedfs://, also a port), a port is a number 1-65535,
+// and a directory spec is not empty. Errors match ErrBadSpec. Whether the
+// filer is there is Open's question.
+func CheckSpec(spec string) error {
+	bad := func(format string, args ...any) error {
+		return &specError{msg: fmt.Sprintf(format, args...)}
 	}
-	if dir, ok := strings.CutPrefix(spec, "dir:"); ok {
-		if dir == "" {
-			return "", errors.New("filer spec \"dir:\" names no directory: pass --filer DIR")
+	if addr, ok := strings.CutPrefix(spec, "seaweedfs://"); ok {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil || host == "" || !validPort(port) {
+			return bad("--filer %q names no SeaweedFS filer: want seaweedfs://host:port with the filer's HTTP port (e.g. seaweedfs://127.0.0.1:8888)", spec)
 		}
-		return dir, nil
+		return nil
 	}
-	if scheme, _, ok := strings.Cut(spec, "://"); ok {
-		return "", fmt.Errorf("filer scheme %q not supported: use seaweedfs://host:port, s3://host:port, or a directory for the embedded filer (--filer ./ilmctl-data)", scheme)
+	if addr, ok := strings.CutPrefix(spec, "s3://"); ok {
+		if addr == "" || strings.ContainsAny(addr, "/?#@ ") {
+			return bad("--filer %q names no S3 endpoint: want s3://host:port (e.g. s3://127.0.0.1:8333)", spec)
+		}
+		// Without a port the endpoint's scheme default applies.
+		if host, port, err := net.SplitHostPort(addr); err == nil && (host == "" || !validPort(port)) {
+			return bad("--filer %q names no S3 endpoint: want s3://host:port (e.g. s3://127.0.0.1:8333)", spec)
+		}
+		return nil
 	}
-	return spec, nil
+	switch dir, isDir := strings.CutPrefix(spec, "dir:"); {
+	case spec == "":
+		return bad("empty filer spec: pass --filer with a directory (--filer ./ilmctl-data), seaweedfs://host:port or s3://host:port")
+	case isDir && dir == "":
+		return bad("--filer \"dir:\" names no directory: pass --filer dir:PATH")
+	case !isDir && strings.Contains(spec, "://"):
+		scheme, _, _ := strings.Cut(spec, "://")
+		return bad("filer scheme %q not supported: use seaweedfs://host:port, s3://host:port, or a directory for the embedded filer (--filer ./ilmctl-data)", scheme)
+	}
+	return nil
+}
+
+// specError is CheckSpec's error: its message alone, matching ErrBadSpec.
+type specError struct{ msg string }
+
+func (e *specError) Error() string        { return e.msg }
+func (e *specError) Is(target error) bool { return target == ErrBadSpec }
+
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535 && strconv.Itoa(n) == p
+}
+
+// embeddedDir is the directory of an embedded filer spec CheckSpec passed.
+func embeddedDir(spec string) string {
+	if dir, ok := strings.CutPrefix(spec, "dir:"); ok {
+		return dir
+	}
+	return spec
 }
 
 // LoadOptions, LoadPoint and LoadResult are embedded.Load's.
@@ -105,11 +164,10 @@ func Load(ctx context.Context, spec string, r io.Reader, opts LoadOptions) (Load
 	if strings.HasPrefix(spec, "seaweedfs://") || strings.HasPrefix(spec, "s3://") {
 		return LoadResult{}, fmt.Errorf("filer %s cannot load fixtures: fixtures load into the embedded filer only (--filer DIR)", spec)
 	}
-	dir, err := embeddedDir(spec)
-	if err != nil {
+	if err := CheckSpec(spec); err != nil {
 		return LoadResult{}, err
 	}
-	return embedded.Load(ctx, dir, r, opts)
+	return embedded.Load(ctx, embeddedDir(spec), r, opts)
 }
 
 // LoadFixture loads a fixture (see embedded.Fixture) into f, which must be

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,53 @@ func TestLoadSpecs(t *testing.T) {
 				t.Errorf("no database: %v", err)
 			}
 		})
+	}
+}
+
+// TestCheckSpec: a remote spec without a host (and for seaweedfs:// a port)
+// and an empty spec are ErrBadSpec, before anything is opened; well-formed
+// specs pass whether or not anything is there.
+func TestCheckSpec(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want string // "" = well-formed
+	}{
+		{"seaweedfs://127.0.0.1:8888", ""},
+		{"seaweedfs://filer.internal:8888", ""},
+		{"seaweedfs://[::1]:8888", ""},
+		{"s3://127.0.0.1:8333", ""},
+		{"s3://s3.example.com", ""},
+		{"./ilmctl-data", ""},
+		{"dir:/srv/filer", ""},
+		{"seaweedfs://", `--filer "seaweedfs://" names no SeaweedFS filer: want seaweedfs://host:port`},
+		{"seaweedfs://:8888", "names no SeaweedFS filer"},
+		{"seaweedfs://127.0.0.1", "names no SeaweedFS filer"},
+		{"seaweedfs://127.0.0.1:", "names no SeaweedFS filer"},
+		{"seaweedfs://127.0.0.1:0", "names no SeaweedFS filer"},
+		{"seaweedfs://127.0.0.1:70000", "names no SeaweedFS filer"},
+		{"seaweedfs://127.0.0.1:http", "names no SeaweedFS filer"},
+		{"s3://", `--filer "s3://" names no S3 endpoint: want s3://host:port`},
+		{"s3://:8333", "names no S3 endpoint"},
+		{"s3://127.0.0.1:", "names no S3 endpoint"},
+		{"s3://bucket/prefix", "names no S3 endpoint"},
+		{"", "empty filer spec"},
+		{"dir:", `"dir:" names no directory`},
+		{"gs://bucket", `filer scheme "gs" not supported`},
+	} {
+		err := CheckSpec(tc.spec)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("CheckSpec(%q) = %v, want well-formed", tc.spec, err)
+		case tc.want != "" && (!errors.Is(err, ErrBadSpec) || !strings.Contains(fmt.Sprint(err), tc.want)):
+			t.Errorf("CheckSpec(%q) = %v, want ErrBadSpec with %q", tc.spec, err, tc.want)
+		}
+		if tc.want != "" {
+			if f, err := Open(context.Background(), tc.spec, Options{}); !errors.Is(err, ErrBadSpec) {
+				if f != nil {
+					f.Close()
+				}
+				t.Errorf("Open(%q) = %v, want ErrBadSpec", tc.spec, err)
+			}
+		}
 	}
 }

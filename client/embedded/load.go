@@ -206,7 +206,7 @@ func createFiler(ctx context.Context, dir string, p *fixturePlan, hook func(Load
 // buildDB writes the plan into a new bbolt database at path and leaves it
 // closed and fsynced.
 func buildDB(ctx context.Context, dir, path string, p *fixturePlan, hook func(LoadPoint) error) (FixtureSummary, error) {
-	db, err := openDB(dir, path)
+	db, err := openDB(dir, path, modeCreate)
 	if err != nil {
 		return FixtureSummary{}, err
 	}

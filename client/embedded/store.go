@@ -35,6 +35,8 @@ var (
 	bktUploads = []byte("uploads")
 	bktMetalog = []byte("metalog")
 	bktFiles   = []byte("files")
+
+	topBuckets = [][]byte{bktBuckets, bktObjects, bktUploads, bktMetalog, bktFiles}
 )
 
 // lockTimeout bounds the wait for bbolt's file lock, so a second process on
@@ -48,8 +50,8 @@ var ErrNoFiler = errors.New("no filer")
 // hold.
 var ErrNoSuchBucket = errors.New("no such bucket")
 
-// NoFilerError reports that Options.MustExist was set and Dir holds no
-// filer.db.
+// NoFilerError reports that Options.MustExist or ReadOnly was set and Dir
+// holds no filer.db.
 type NoFilerError struct {
 	Dir string
 	// Unfinished lists the temporary databases of loads into Dir that
@@ -75,9 +77,15 @@ type Options struct {
 	// markers and object-lock retention checks; time.Now when nil.
 	Clock func() time.Time
 	// MustExist refuses to create a filer: Open fails with a NoFilerError
-	// when dir holds no filer.db. Read-only commands set it so a typo in
-	// --filer does not leave an empty database behind.
+	// when dir holds no filer.db. Commands that process an existing filer
+	// set it so a typo in --filer does not leave an empty database behind.
 	MustExist bool
+	// ReadOnly opens the filer under bbolt's shared lock (Options.ReadOnly):
+	// readers run beside each other, a writer waits for them, and every
+	// write fails with bbolt's ErrDatabaseReadOnly. It implies MustExist.
+	// Commands that only read (filer ls, run --dry-run, journal) set it, so
+	// they cannot change the filer.
+	ReadOnly bool
 	// DeleteHook is a TEST SEAM, never set in production. It runs before
 	// every LifecycleDelete; when it returns handled=true its outcome and
 	// error are returned as-is and the store is not touched. Tests in other
@@ -101,49 +109,34 @@ type Filer struct {
 
 var _ filer.Store = (*Filer)(nil)
 
-// ErrDamaged matches a filer.db that cannot be a bbolt database.
-var ErrDamaged = errors.New("filer database is damaged")
-
-// checkSize refuses a database file that is not a whole number of pages:
-// bbolt maps the file into memory and a truncated one faults (SIGBUS) on
-// first read instead of returning an error. A missing file is fine (Open
-// creates it).
-func checkSize(path string) error {
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("filer %s: %w", path, err)
-	}
-	// bbolt's page is the creating machine's OS page, a multiple of 4 KiB,
-	// and a database holds at least four of them.
-	const page = 4096
-	if n := fi.Size(); n != 0 && (n%page != 0 || n < 4*page) {
-		return fmt.Errorf("%w: %s is %d bytes, not a whole number of %d-byte pages (truncated?): restore it from a backup or load a fresh filer", ErrDamaged, path, n, page)
-	}
-	return nil
-}
-
-// Open opens (creating unless opts.MustExist) the embedded filer in dir.
-// The filer it creates is empty and in place; "ilmctl filer load" creates
-// filers with Load instead, which publishes one only once it is complete.
+// Open opens the embedded filer in dir. Without opts.MustExist or
+// opts.ReadOnly it creates an empty one, in place, when dir holds no
+// filer.db; "ilmctl filer load" creates filers with Load instead, which
+// publishes one only once it is complete. An existing filer.db is checked
+// before bbolt maps it (validateDB): a damaged one is refused with a
+// DamagedError and left untouched, never recreated.
 func Open(dir string, opts Options) (*Filer, error) {
 	if dir == "" {
 		return nil, errors.New("embedded filer: empty directory: pass --filer DIR")
 	}
 	path := filepath.Join(dir, DBFile)
-	if opts.MustExist {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	mode := modeReadWrite
+	if opts.ReadOnly {
+		mode = modeReadOnly
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if opts.MustExist || opts.ReadOnly {
 			unfinished, _ := unfinishedLoads(dir)
 			return nil, &NoFilerError{Dir: dir, Unfinished: unfinished}
-		} else if err != nil {
-			return nil, fmt.Errorf("filer %s: %w", dir, err)
 		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create filer dir %s: %w", dir, err)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create filer dir %s: %w", dir, err)
+		}
+		mode = modeCreate
+	} else if err != nil {
+		return nil, fmt.Errorf("filer %s: %w", dir, err)
 	}
-	db, err := openDB(dir, path)
+	db, err := openDB(dir, path, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -158,30 +151,97 @@ func newFiler(db *bolt.DB, dir string, opts Options) *Filer {
 	return &Filer{db: db, dir: dir, clock: clock, hook: opts.DeleteHook, subscribeBatch: 1000}
 }
 
-// openDB opens (creating if missing) the bbolt file at path, the database
-// of the filer in dir, and makes sure its top-level buckets exist.
-func openDB(dir, path string) (*bolt.DB, error) {
-	if err := checkSize(path); err != nil {
-		return nil, err
+// openMode says how openDB opens a database file.
+type openMode int
+
+const (
+	// modeCreate makes a new filer: path is missing or an empty file the
+	// caller just created (Load's temporary database).
+	modeCreate openMode = iota
+	// modeReadWrite opens an existing filer for a process that writes.
+	modeReadWrite
+	// modeReadOnly opens an existing filer under bbolt's shared lock: any
+	// number of readers at once, none while a writer runs, and nothing
+	// written, not even a transaction on open.
+	modeReadOnly
+)
+
+// openDB opens the bbolt file at path, the database of the filer in dir.
+// An existing file is validated before bbolt maps it (validateDB) under a
+// shared flock that a writer cannot hold, so a commit in another process
+// cannot make a good file look damaged; in modeReadOnly that lock is held
+// until bbolt holds its own, so nothing can change the file between the
+// check and the map. Once mapped, bbolt's own Tx.Check (checkPages) reads
+// every reachable page. A refused file is closed unwritten.
+func openDB(dir, path string, mode openMode) (*bolt.DB, error) {
+	busy := fmt.Errorf("filer %s is in use by another ilmctl process: wait for it to finish", dir)
+	var pre *os.File // holds the shared lock until bbolt has its own
+	defer func() {
+		if pre != nil {
+			pre.Close()
+		}
+	}()
+	if mode != modeCreate {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("open filer %s: %w", dir, err)
+		}
+		pre = f
+		if err := lockShared(f, lockTimeout); err != nil {
+			return nil, busy
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("open filer %s: %w", dir, err)
+		}
+		if err := validateDB(f, fi.Size()); err != nil {
+			return nil, &DamagedError{Dir: dir, Path: path, Reason: err.Error()}
+		}
+		if mode == modeReadWrite {
+			// bbolt's exclusive lock would wait for this one.
+			pre.Close()
+			pre = nil
+		}
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout, ReadOnly: mode == modeReadOnly})
 	if errors.Is(err, bolt.ErrTimeout) {
-		return nil, fmt.Errorf("filer %s is in use by another ilmctl process: wait for it to finish", dir)
+		return nil, busy
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open filer %s: %w", dir, err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bktBuckets, bktObjects, bktUploads, bktMetalog, bktFiles} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
+	if mode == modeCreate {
+		err = db.Update(func(tx *bolt.Tx) error {
+			for _, name := range topBuckets {
+				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("init filer %s: %w", dir, err)
+		}
+		return db, nil
+	}
+	// A filer has every top-level bucket from its first transaction on
+	// (modeCreate): a bbolt file without one is no filer, and the store
+	// would dereference the missing bucket.
+	err = db.View(func(tx *bolt.Tx) error {
+		if err := checkPages(tx); err != nil {
+			return &DamagedError{Dir: dir, Path: path, Reason: err.Error()}
+		}
+		for _, name := range topBuckets {
+			if tx.Bucket(name) == nil {
+				return &DamagedError{Dir: dir, Path: path, Reason: fmt.Sprintf("holds no %q bucket (not an ilmctl filer?)", name)}
 			}
 		}
 		return nil
 	})
 	if err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("init filer %s: %w", dir, err)
+		return nil, err
 	}
 	return db, nil
 }
