@@ -33,6 +33,10 @@ type options struct {
 	output           func() (render.Format, error)
 	s3               s3Flags
 	s3GRPC           string
+	obsFlags         observeFlags
+	// terminal and ticker drive the progress line; tests replace them.
+	terminal func(io.Writer) bool
+	ticker   func() (<-chan time.Time, func())
 }
 
 // s3Flags configure s3:// filers only (issue 3 § 3).
@@ -45,7 +49,10 @@ type s3Flags struct {
 
 // NewCommand returns `ilmctl run`.
 func NewCommand() *cobra.Command {
-	o := &options{}
+	return newCommand(&options{terminal: isTerminal, ticker: newTicker})
+}
+
+func newCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run one lifecycle pass: replay the meta-log, walk, dispatch due deletes, save cursors",
@@ -118,6 +125,7 @@ errored or was cancelled; cursors saved).`,
 	f.StringVar(&o.s3.region, "region", "", "s3:// only: signing region (default $AWS_REGION, else us-east-1)")
 	f.StringVar(&o.s3.state, "state", "", "s3:// only: where cursors live, a directory or s3://bucket/prefix on the same endpoint (default ./ilmctl-state)")
 	f.BoolVar(&o.s3.checkCAS, "check-cas", false, "s3:// only: before the pass, check that the server honours If-Match on DeleteObject; exit 1 if it does not")
+	o.obsFlags.add(f)
 	o.output = cmdutil.AddOutputFlag(cmd)
 	return cmd
 }
@@ -128,6 +136,10 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg, err := o.config()
+	if err != nil {
+		return err
+	}
+	sinks, err := o.obsFlags.sinks(o.dryRun, stderr)
 	if err != nil {
 		return err
 	}
@@ -174,11 +186,14 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 
 	runCtx, cancel := context.WithTimeout(ctx, o.runtime)
 	defer cancel()
+	obs := o.observe(&cfg, sinks, format, stderr)
 	res, err := dailyrun.Run(runCtx, cfg)
+	obs.stopProgress()
 	if err != nil {
 		return err
 	}
 	rep := render.NewRunReport(res, bucketErrs)
+	metricsErr := obs.write(ctx, res, rep)
 	for _, n := range res.Notices {
 		fmt.Fprintf(stderr, "ilmctl: notice: %s %s/%s: no action taken: %s\n", n.Kind, n.Bucket, n.Key, n.Reason)
 	}
@@ -189,6 +204,9 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		err = render.RunTables(stdout, rep)
 	}
 	if err != nil {
+		return err
+	}
+	if err := metricsError(metricsErr, res, rep, stderr); err != nil {
 		return err
 	}
 	if res.Status() != dailyrun.StatusOK {

@@ -93,7 +93,7 @@ func New() *Recorder {
 		Help: "Keys the last pass left alone on purpose, by notice kind (ambiguous_layout: entries that do not name one entry per version ID)."},
 		[]string{"kind"})
 	r.errors = prometheus.NewGauge(prometheus.GaugeOpts{Name: Errors,
-		Help: "Shards of the last pass that did not end ok (the heartbeat's errors=)."})
+		Help: "The last pass's heartbeat errors=: what did not end ok."})
 	r.bucketErrors = prometheus.NewGauge(prometheus.GaugeOpts{Name: BucketErrors,
 		Help: "Buckets whose lifecycle configuration the last pass rejected; they got no action."})
 	r.duration = prometheus.NewGauge(prometheus.GaugeOpts{Name: Duration,
@@ -110,10 +110,9 @@ func New() *Recorder {
 func (r *Recorder) ObserveLimiterWait(d time.Duration) { r.limiterWait.Observe(d.Seconds()) }
 
 // Record sets every metric from a finished pass and its report; end is
-// the wall-clock time the pass ended. The pass succeeded when its status
-// is ok and it was not a dry run; rejected lifecycle configurations do not
-// make it fail (they have their own gauge), as they do not change its exit
-// code.
+// the wall-clock time the pass ended. The pass succeeded when the run
+// exits 0: its status is ok, no bucket's lifecycle configuration was
+// rejected, and it was not a dry run.
 func (r *Recorder) Record(res *dailyrun.Result, rep render.RunReport, end time.Time) {
 	status := res.Status()
 	for _, s := range statuses {
@@ -143,7 +142,7 @@ func (r *Recorder) Record(res *dailyrun.Result, rep render.RunReport, end time.T
 	r.duration.Set(res.Duration.Seconds())
 	r.lastRun.Set(unixSeconds(end))
 	r.end = end
-	r.succeeded = status == dailyrun.StatusOK && !res.DryRun
+	r.succeeded = status == dailyrun.StatusOK && len(rep.BucketErrors) == 0 && !res.DryRun
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
@@ -158,7 +157,7 @@ func (r *Recorder) gatherer(prev float64, ok bool) prometheus.Gatherer {
 		return r.reg
 	}
 	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: LastSuccess,
-		Help: "When the last pass with status ok ended, Unix seconds; a pass that fails carries it over."})
+		Help: "When the last successful pass (exit 0) ended, Unix seconds; a pass that fails carries it over."})
 	g.Set(prev)
 	extra := prometheus.NewRegistry()
 	extra.MustRegister(g)

@@ -65,17 +65,17 @@ func record(res *dailyrun.Result, end time.Time, bucketErrs int, waits ...time.D
 // pass's numbers, families sorted by name.
 const okTextfile = `# HELP ilmctl_daily_run_bucket_errors Buckets whose lifecycle configuration the last pass rejected; they got no action.
 # TYPE ilmctl_daily_run_bucket_errors gauge
-ilmctl_daily_run_bucket_errors 1
+ilmctl_daily_run_bucket_errors 0
 # HELP ilmctl_daily_run_duration_seconds Wall-clock seconds of the last pass.
 # TYPE ilmctl_daily_run_duration_seconds gauge
 ilmctl_daily_run_duration_seconds 7
-# HELP ilmctl_daily_run_errors Shards of the last pass that did not end ok (the heartbeat's errors=).
+# HELP ilmctl_daily_run_errors The last pass's heartbeat errors=: what did not end ok.
 # TYPE ilmctl_daily_run_errors gauge
 ilmctl_daily_run_errors 0
 # HELP ilmctl_daily_run_last_run_timestamp_seconds When the last pass ended, Unix seconds, whatever its status.
 # TYPE ilmctl_daily_run_last_run_timestamp_seconds gauge
 ilmctl_daily_run_last_run_timestamp_seconds 1.795996807e+09
-# HELP ilmctl_daily_run_last_success_timestamp_seconds When the last pass with status ok ended, Unix seconds; a pass that fails carries it over.
+# HELP ilmctl_daily_run_last_success_timestamp_seconds When the last successful pass (exit 0) ended, Unix seconds; a pass that fails carries it over.
 # TYPE ilmctl_daily_run_last_success_timestamp_seconds gauge
 ilmctl_daily_run_last_success_timestamp_seconds 1.795996807e+09
 # HELP ilmctl_daily_run_notices_total Keys the last pass left alone on purpose, by notice kind (ambiguous_layout: entries that do not name one entry per version ID).
@@ -128,7 +128,7 @@ s3_lifecycle_dispatch_total{bucket="ver",kind="NoncurrentDays",outcome="STUCK"} 
 
 func TestTextfile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ilmctl.prom")
-	r := record(pass(dailyrun.StatusOK), end1, 1, 0, 20*time.Millisecond, 2*time.Second)
+	r := record(pass(dailyrun.StatusOK), end1, 0, 0, 20*time.Millisecond, 2*time.Second)
 	if err := (Sinks{Textfile: path}).Write(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +187,10 @@ func parseFile(t *testing.T, path string) map[string]*dto.MetricFamily {
 }
 
 // A pass that fails still writes its metrics, with its status, and keeps
-// the last success of the file it replaces; a first pass that fails has no
-// last success; a textfile that cannot be parsed loses it, with a warning.
+// the last success of the file it replaces; so does a pass whose status is
+// ok but that rejected a bucket's lifecycle configuration (exit 4). A
+// first pass that fails has no last success; a textfile that cannot be
+// parsed loses it, with a warning.
 func TestTextfileFailedPassCarriesLastSuccess(t *testing.T) {
 	old := syscall.Umask(0o077)
 	defer syscall.Umask(old)
@@ -227,6 +229,16 @@ func TestTextfileFailedPassCarriesLastSuccess(t *testing.T) {
 		if got, ok := sample(t, mfs, c.name, c.labels); !ok || got != c.want {
 			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
 		}
+	}
+	if err := sinks.Write(context.Background(), record(pass(dailyrun.StatusOK), end2, 1)); err != nil {
+		t.Fatal(err)
+	}
+	mfs = parseFile(t, path)
+	if got, _ := sample(t, mfs, LastSuccess, nil); got != 1795996807 {
+		t.Errorf("after an ok pass with a rejected configuration, last success = %v, want end1 carried over", got)
+	}
+	if got, _ := sample(t, mfs, BucketErrors, nil); got != 1 {
+		t.Errorf("bucket errors = %v, want 1", got)
 	}
 	if len(warnings) != 0 {
 		t.Errorf("warnings: %v", warnings)

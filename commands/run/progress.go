@@ -1,0 +1,115 @@
+package run
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/render"
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+)
+
+// progressInterval is how often the progress line is redrawn.
+const progressInterval = 500 * time.Millisecond
+
+// wantProgress decides whether a pass draws a live progress line on
+// stderr: only for a person watching it, so only when stderr is a
+// terminal, --quiet is not given and the report is one a person reads; a
+// JSON report (json, jsonl) is read by a script, which may well capture
+// stderr with it.
+func wantProgress(stderrIsTerminal, quiet bool, format render.Format) bool {
+	return stderrIsTerminal && !quiet && !strings.HasPrefix(string(format), string(render.FormatJSON))
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// newTicker is the production progress ticker.
+func newTicker() (<-chan time.Time, func()) {
+	t := time.NewTicker(progressInterval)
+	return t.C, t.Stop
+}
+
+// progressLine draws a pass's live counters and its elapsed time against
+// -runtime as one line, redrawn in place:
+//
+//	replayed 1234  walked 56789  deleted 800/812 1.9/s  limiter 3s  7m12s/1h   12% [=>..................]
+//
+// replayed counts meta-log events, walked the entries the walks listed;
+// deleted is DONE deletes of actions dispatched, then DONE deletes per
+// second since the start; limiter is the time dispatches waited on the
+// rate limiter. The bar shrinks to fit the terminal.
+type progressLine struct {
+	p       *dailyrun.Progress
+	runtime time.Duration
+	start   time.Time
+	bar     *progressbar.ProgressBar
+}
+
+func newProgressLine(w io.Writer, p *dailyrun.Progress, runtime time.Duration, start time.Time) *progressLine {
+	// The bar is elapsed time against -runtime, in milliseconds. The
+	// library's own clock-driven parts (elapsed, ETA, rate) are off: the
+	// line's times come from the ticks, so tests can give them.
+	bar := progressbar.NewOptions64(max(runtime.Milliseconds(), 2),
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetWidth(20),
+		progressbar.OptionSetTheme(progressbar.ThemeASCII),
+		progressbar.OptionSetElapsedTime(false),
+		progressbar.OptionSetPredictTime(false),
+	)
+	return &progressLine{p: p, runtime: runtime, start: start, bar: bar}
+}
+
+// text is the line's counters at now.
+func (l *progressLine) text(now time.Time) string {
+	elapsed := max(now.Sub(l.start), 0)
+	done := l.p.Done.Load()
+	rate := 0.0
+	if elapsed > 0 {
+		rate = float64(done) / elapsed.Seconds()
+	}
+	return fmt.Sprintf("replayed %d  walked %d  deleted %d/%d %.1f/s  limiter %s  %s/%s ",
+		l.p.EventsReplayed.Load(), l.p.EntriesWalked.Load(), done, l.p.Dispatched.Load(), rate,
+		dailyrun.FormatDuration(l.p.LimiterWait()), dailyrun.FormatDuration(elapsed), dailyrun.FormatDuration(l.runtime))
+}
+
+// draw redraws the line as of now. The bar stops one step short of full:
+// a full bar is finished and no longer redrawn, and the pass is still
+// running (it stops the line itself).
+func (l *progressLine) draw(now time.Time) {
+	ms := min(max(now.Sub(l.start), 0).Milliseconds(), l.bar.GetMax64()-1)
+	_ = l.bar.Set64(ms) // errors are the terminal's; the pass goes on
+	l.bar.Describe(l.text(now))
+}
+
+// startProgress draws p on w now and at every tick until stop, which
+// waits for the last draw and clears the line, so what the command prints next
+// starts on a clean line.
+func startProgress(w io.Writer, p *dailyrun.Progress, runtime time.Duration, start time.Time, ticks <-chan time.Time) (stop func()) {
+	l := newProgressLine(w, p, runtime, start)
+	l.draw(start) // at once: the first tick is progressInterval away
+	quit, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		for {
+			select {
+			case now := <-ticks:
+				l.draw(now)
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-exited
+		_ = l.bar.Clear()
+	}
+}
