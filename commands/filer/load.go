@@ -34,6 +34,11 @@ errors). Versions are listed oldest first, the last being the latest:
 versioning is "Enabled", "Suspended" or "Off"; an omitted version_id gets a
 stable generated ID, and null means the null version.
 
+lifecycle_xml is stored exactly as given. It is judged by the same parser
+as 'ilmctl run': a document the parser rejects is still loaded, with a
+one-line warning giving the parser's verdict, and the pass reports that
+bucket (bucket_errors, exit 4) and takes no action on it.
+
 The load is all or nothing, even if ilmctl is killed (kill -9, power loss):
   - DIR without filer.db: the new filer is built in
     DIR/filer.db.ilmctl-load-<random> and renamed to DIR/filer.db only once
@@ -77,6 +82,9 @@ func runLoad(ctx context.Context, stdout, stderr io.Writer, path, dir string) er
 	}
 	if err != nil {
 		return fmt.Errorf("load %s: %w", path, err)
+	}
+	for _, r := range res.Rejected {
+		fmt.Fprintf(stderr, "ilmctl: warning: bucket %s: lifecycle_xml stored as given, but the lifecycle parser rejects it; ilmctl run will take no action on this bucket and exit 4: %v\n", r.Bucket, r.Err)
 	}
 	_, err = fmt.Fprintf(stdout, "loaded %d buckets, %d objects, %d versions, %d uploads (%d meta-log events) into %s\n",
 		res.Buckets, res.Objects, res.Versions, res.Uploads, res.Events, dir)
