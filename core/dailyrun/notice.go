@@ -4,7 +4,9 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
 // NoticeKind names why a pass reports something it deliberately did not
@@ -17,18 +19,76 @@ const (
 	// version ID (filer.ErrAmbiguousLayout): it got no action this pass and
 	// nothing else stopped for it.
 	NoticeAmbiguousLayout NoticeKind = "ambiguous_layout"
+	// NoticeTransitionNotExecuted is a Transition or
+	// NoncurrentVersionTransition action of an enabled rule: valid, but
+	// ilmctl runs deletion actions only, so nothing moves to the class it
+	// names. It comes from the configuration, not from a key: Key is empty
+	// and RuleID and Action name the action.
+	NoticeTransitionNotExecuted NoticeKind = "transition_not_executed"
 )
 
 func (k NoticeKind) String() string { return string(k) }
 
 // Notice is one thing the pass saw and left alone on purpose. A key is
-// reported once per pass however many times the walk and the replay met it.
+// reported once per pass however many times the walk and the replay met it;
+// a configuration's action once per pass.
 type Notice struct {
-	Kind   NoticeKind
-	Shard  int
+	Kind  NoticeKind
+	Shard int // the shard that owns Key; meaningless when Key is empty
+	// Bucket and Key name what was left alone; Key is empty for a notice
+	// about the bucket's configuration.
 	Bucket string
 	Key    string
+	// RuleID and Action name the rule action a configuration notice is
+	// about (Action is the S3 element: Transition or
+	// NoncurrentVersionTransition); empty for a key.
+	RuleID string
+	Action string
 	Reason string
+}
+
+// TransitionNotices returns one NoticeTransitionNotExecuted for every
+// transition action of every enabled rule of buckets, in bucket and rule
+// order. They come from the configuration, not from the pass, so the
+// caller adds them to its Result (AddNotices). A disabled rule's
+// transitions are not reported: S3 would not run them either.
+func TransitionNotices(buckets []engine.Bucket) []Notice {
+	var out []Notice
+	for _, b := range buckets {
+		for _, r := range b.Rules {
+			if !r.Enabled {
+				continue
+			}
+			for _, t := range r.Transitions {
+				out = append(out, transitionNotice(b.Name, r.ID, lifecycle.TransitionElement, t.String()))
+			}
+			for _, t := range r.NoncurrentTransitions {
+				out = append(out, transitionNotice(b.Name, r.ID, lifecycle.NoncurrentTransitionElement, t.String()))
+			}
+		}
+	}
+	sortNotices(out)
+	return out
+}
+
+// DeletionActionsOnly is why a transition is not executed;
+// TransitionNotExecutedSuffix ends every NoticeTransitionNotExecuted's
+// Reason, after the action's own description.
+const (
+	DeletionActionsOnly         = "ilmctl runs deletion actions only"
+	TransitionNotExecutedSuffix = " is not executed: " + DeletionActionsOnly
+)
+
+func transitionNotice(bucket, ruleID, action, what string) Notice {
+	return Notice{Kind: NoticeTransitionNotExecuted, Bucket: bucket, RuleID: ruleID, Action: action,
+		Reason: what + TransitionNotExecutedSuffix}
+}
+
+// AddNotices adds notices known before the pass (TransitionNotices) to r,
+// keeping r.Notices sorted.
+func (r *Result) AddNotices(ns ...Notice) {
+	r.Notices = append(r.Notices, ns...)
+	sortNotices(r.Notices)
 }
 
 // notice records n once per (kind, bucket, key).
@@ -66,7 +126,10 @@ func sortNotices(ns []Notice) {
 		if a.Key != b.Key {
 			return a.Key < b.Key
 		}
-		return a.Kind < b.Kind
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.RuleID < b.RuleID
 	})
 }
 

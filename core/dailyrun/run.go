@@ -71,6 +71,11 @@ type Config struct {
 	// while the pass's action log is locked: it must be quick, as every
 	// other shard's next action waits for it.
 	OnAction func(Action)
+	// RejectedBuckets counts the buckets whose lifecycle configuration was
+	// rejected before the pass (none of their rules is in Snapshot). The
+	// pass does not run them; they count in Result.Errors, so in the
+	// heartbeat's errors=.
+	RejectedBuckets int
 }
 
 // Shard statuses.
@@ -93,6 +98,8 @@ type Result struct {
 	Notices []Notice
 	// SubscribeErr is the meta-log subscription's error, if any.
 	SubscribeErr string
+	// RejectedBuckets is Config.RejectedBuckets.
+	RejectedBuckets int
 }
 
 // ShardResult is one shard's pass.
@@ -152,7 +159,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	started := cfg.Clock()
 	p := newPass(cfg)
-	res := &Result{RunNow: cfg.RunNow, DryRun: cfg.DryRun}
+	res := &Result{RunNow: cfg.RunNow, DryRun: cfg.DryRun, RejectedBuckets: cfg.RejectedBuckets}
 
 	states := make([]*shardRun, len(shards))
 	for i, id := range shards {
@@ -236,8 +243,12 @@ func (r *Result) Status() string {
 	return status
 }
 
-// Errors counts shards that did not end ok.
-func (r *Result) Errors() int {
+// Errors counts shards that did not end ok and buckets whose lifecycle
+// configuration was rejected: the heartbeat's errors=.
+func (r *Result) Errors() int { return r.ShardErrors() + r.RejectedBuckets }
+
+// ShardErrors counts shards that did not end ok.
+func (r *Result) ShardErrors() int {
 	n := 0
 	for _, s := range r.Shards {
 		if s.Status != StatusOK {
