@@ -42,7 +42,9 @@ demo: build ## load testdata/demo/fixture.json into ./demo-data and run lifecycl
 	@echo; echo "== preview: what a pass at $(DEMO_NOW) would do (nothing is deleted)"
 	$(BIN) run --dry-run --now $(DEMO_NOW) --filer $(DEMO)
 	@echo; echo "== the pass itself (cold start: recovery walk, then replay)"
-	$(BIN) run -runtime 60m --now $(DEMO_NOW) --filer $(DEMO)
+	$(BIN) run -runtime 60m --now $(DEMO_NOW) --filer $(DEMO) --metrics-textfile $(DEMO)/metrics.prom
+	@echo; echo "== its Prometheus metrics, as node_exporter's textfile collector reads them"
+	cat $(DEMO)/metrics.prom
 	@echo; echo "== what remains"
 	$(BIN) filer ls --filer $(DEMO)
 	@echo; echo "== a day later: steady state replays the meta-log from the saved cursors"
