@@ -1,6 +1,7 @@
-// Package render formats command results: human tables (tablewriter, with
-// lipgloss styling only on a terminal and never under NO_COLOR) and JSON
-// that pipes cleanly into jq. JSON field names are snake_case and stable.
+// Package render formats command results: human tables (borderless,
+// left-aligned columns as kubectl prints them, titles in bold only on a
+// terminal and never under NO_COLOR) and JSON that pipes cleanly into jq.
+// JSON field names are snake_case and stable.
 package render
 
 import (
@@ -8,11 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/mattn/go-isatty"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // Format is an output format selected with -o.
@@ -20,17 +24,44 @@ type Format string
 
 // Output formats.
 const (
+	// FormatTable is what an operator acts on, fitting 120 columns.
 	FormatTable Format = "table"
-	FormatJSON  Format = "json"
+	// FormatWide is every row and every column, full identifiers.
+	FormatWide Format = "wide"
+	// FormatJSON is one JSON document.
+	FormatJSON Format = "json"
+	// FormatJSONL is a stream of JSON objects, one per line.
+	FormatJSONL Format = "jsonl"
 )
 
-// ParseFormat validates an -o value.
-func ParseFormat(s string) (Format, error) {
-	switch Format(s) {
-	case FormatTable, FormatJSON:
-		return Format(s), nil
+// ParseFormat validates an -o value against the formats a command
+// supports; none given means table and json.
+func ParseFormat(s string, supported ...Format) (Format, error) {
+	if len(supported) == 0 {
+		supported = []Format{FormatTable, FormatJSON}
 	}
-	return "", fmt.Errorf("unknown output format %q: use -o table or -o json", s)
+	for _, f := range supported {
+		if Format(s) == f {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("unknown output format -o %q: use %s", s, JoinFormats(supported))
+}
+
+// JoinFormats spells formats for help and errors: "table, wide or json".
+func JoinFormats(fs []Format) string {
+	var b strings.Builder
+	for i, f := range fs {
+		switch {
+		case i == 0:
+		case i == len(fs)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(string(f))
+	}
+	return b.String()
 }
 
 // JSON writes v as indented JSON followed by a newline. HTML characters are
@@ -42,9 +73,22 @@ func JSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// Table writes a titled table. An empty title prints no title line; rows
-// with no entries print "(none)" under the title so an empty result is
-// visibly empty rather than missing.
+// columnGap is the space between table columns, as kubectl leaves it.
+const columnGap = 3
+
+// Table writes a titled table the way kubectl does: no borders, a header
+// line, left-aligned columns separated by spaces and no trailing blanks,
+// so it reads at a glance and splits with awk. text/tabwriter does that in
+// the standard library; a box-drawing table library would have to be
+// told to draw nothing.
+//
+// Every cell prints something: an empty one prints as "-", so no column
+// goes missing from a row split on blanks, and a cell holding
+// a control character, an invalid UTF-8 byte or a character that prints
+// nothing (an object key may hold any of them) is printed Go-quoted, so
+// it cannot break the row or write escape sequences to the terminal. An
+// empty title prints no title line; rows with no entries print "(none)"
+// under the title so an empty result is visibly empty rather than missing.
 func Table(w io.Writer, title string, header []string, rows [][]string) error {
 	if title != "" {
 		if _, err := fmt.Fprintln(w, Title(w, title)); err != nil {
@@ -55,18 +99,43 @@ func Table(w io.Writer, title string, header []string, rows [][]string) error {
 		_, err := fmt.Fprintln(w, "(none)")
 		return err
 	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-	)
-	t.Header(toAny(header)...)
+	tw := tabwriter.NewWriter(w, 0, 0, columnGap, ' ', 0)
+	var b strings.Builder
+	line := func(cells []string) error {
+		b.Reset()
+		for i, c := range cells {
+			if i > 0 {
+				b.WriteByte('\t')
+			}
+			b.WriteString(Cell(c))
+		}
+		b.WriteByte('\n')
+		_, err := io.WriteString(tw, b.String())
+		return err
+	}
+	if err := line(header); err != nil {
+		return err
+	}
 	for _, r := range rows {
-		if err := t.Append(toAny(r)...); err != nil {
+		if err := line(r); err != nil {
 			return err
 		}
 	}
-	return t.Render()
+	return tw.Flush()
+}
+
+// Cell is s as one table cell: "-" when empty, Go-quoted when it holds
+// anything but printable characters and spaces.
+func Cell(s string) string {
+	if s == "" {
+		return "-"
+	}
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsGraphic(r) {
+			return strconv.QuoteToGraphic(s)
+		}
+	}
+	return s
 }
 
 // Title styles a heading in bold when w is a colour-capable terminal.
@@ -84,12 +153,4 @@ func Colour(w io.Writer) bool {
 	}
 	f, ok := w.(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }

@@ -128,13 +128,7 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 			byBK[k] = map[string]int64{}
 		}
 		byBK[k][a.Outcome]++
-		ar := ActionReport{Shard: a.Shard, Source: a.Source, Bucket: a.Bucket, Key: a.Key, VersionID: a.VersionID,
-			UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome, Error: a.Err}
-		if !a.Due.IsZero() {
-			d := a.Due.UTC()
-			ar.Due = &d
-		}
-		rep.Actions = append(rep.Actions, ar)
+		rep.Actions = append(rep.Actions, NewActionReport(a))
 	}
 	keys := make([][2]string, 0, len(byBK))
 	for k := range byBK {
@@ -152,6 +146,17 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 	return rep
 }
 
+// NewActionReport converts one action.
+func NewActionReport(a dailyrun.Action) ActionReport {
+	ar := ActionReport{Shard: a.Shard, Source: a.Source, Bucket: a.Bucket, Key: a.Key, VersionID: a.VersionID,
+		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome, Error: a.Err}
+	if !a.Due.IsZero() {
+		d := a.Due.UTC()
+		ar.Due = &d
+	}
+	return ar
+}
+
 var dispatchColumns = []string{
 	string(filer.OutcomeDone), string(filer.OutcomeNoopResolved), string(filer.OutcomeSkippedObjectLock),
 	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), string(filer.OutcomeStuck), dailyrun.OutcomeError,
@@ -166,33 +171,68 @@ func outcomeColumns(dryRun bool) []string {
 	return dispatchColumns
 }
 
-// RunTables writes the per-shard table, the per-bucket/kind table and, for
-// a dry run, every action that would be dispatched.
-func RunTables(w io.Writer, rep RunReport) error {
-	outcomeColumns := outcomeColumns(rep.DryRun)
-	header := append([]string{"SHARD", "STATUS", "EVENTS", "MATCHES", "PENDING"}, outcomeColumns...)
-	header = append(header, "CURSOR_LAG", "WALKER_AGE", "WALK")
-	var rows [][]string
-	for _, s := range rep.Shards {
-		row := []string{fmt.Sprintf("%02d", s.Shard), s.Status, itoa(s.EventsScanned), itoa(s.Matches), itoa(s.Pending)}
-		for _, o := range outcomeColumns {
-			row = append(row, itoa(s.Dispatched[o]))
-		}
-		row = append(row, lag(s.CursorLagSeconds), lag(s.WalkerAgeSeconds), dash(s.Walk))
-		rows = append(rows, row)
+// failedOutcomes are the outcomes that halt a shard; the default table
+// counts them in one FAILED column, -o wide one column each.
+var failedOutcomes = []string{
+	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), string(filer.OutcomeStuck), dailyrun.OutcomeError,
+}
+
+// outcomeCounter is a table's outcome count columns: their headers and
+// how to fill them from a row's counts.
+type outcomeCounter struct {
+	header []string
+	counts func(map[string]int64) []string
+}
+
+// newOutcomeCounter picks the outcome columns: DRY_RUN alone for a dry
+// run; otherwise every outcome with -o wide, or the ones that complete
+// and FAILED for the rest.
+func newOutcomeCounter(dryRun, wide bool) outcomeCounter {
+	cols := outcomeColumns(dryRun)
+	if dryRun || wide {
+		return outcomeCounter{header: cols, counts: func(m map[string]int64) []string {
+			out := make([]string, len(cols))
+			for i, o := range cols {
+				out[i] = itoa(m[o])
+			}
+			return out
+		}}
 	}
-	if err := Table(w, "Shards", header, rows); err != nil {
+	done := []string{string(filer.OutcomeDone), string(filer.OutcomeNoopResolved), string(filer.OutcomeSkippedObjectLock)}
+	return outcomeCounter{header: append(append([]string(nil), done...), "FAILED"), counts: func(m map[string]int64) []string {
+		out := make([]string, 0, len(done)+1)
+		for _, o := range done {
+			out = append(out, itoa(m[o]))
+		}
+		var failed int64
+		for _, o := range failedOutcomes {
+			failed += m[o]
+		}
+		return append(out, itoa(failed))
+	}}
+}
+
+// RunTables writes what an operator acts on: a one-line summary of the
+// pass (status, shards ok and halted, deletes by outcome, bucket errors,
+// notices), the shards that dispatched anything or did not finish, the
+// outcomes per bucket and kind, for a dry run every action it would
+// dispatch, and why each unfinished shard stopped. The default fits 120
+// columns: the outcomes that halt a shard are summed in FAILED, and
+// MATCHES, WALKER_AGE, RULE_ID and quiet shards are left out. wide
+// (-o wide) shows every shard and every column.
+func RunTables(w io.Writer, rep RunReport, wide bool) error {
+	oc := newOutcomeCounter(rep.DryRun, wide)
+	if err := runSummary(w, rep, oc); err != nil {
 		return err
 	}
-	rows = nil
-	for _, b := range rep.Buckets {
-		row := []string{b.Bucket, b.Kind}
-		for _, o := range outcomeColumns {
-			row = append(row, itoa(b.Outcomes[o]))
-		}
-		rows = append(rows, row)
+	if err := shardTable(w, rep, oc, wide); err != nil {
+		return err
 	}
-	if err := Table(w, "\nDispatched by bucket and kind", append([]string{"BUCKET", "KIND"}, outcomeColumns...), rows); err != nil {
+	var rows [][]string
+	for _, b := range rep.Buckets {
+		rows = append(rows, append([]string{b.Bucket, b.Kind}, oc.counts(b.Outcomes)...))
+	}
+	if err := Table(w, "\nDispatched by bucket and kind", append([]string{"BUCKET", "KIND"}, oc.header...), rows); err != nil {
 		return err
 	}
 	if rep.DryRun {
@@ -213,21 +253,100 @@ func RunTables(w io.Writer, rep RunReport) error {
 			if a.UploadID != "" {
 				target = "upload:" + a.UploadID
 			}
-			rows = append(rows, []string{a.Bucket, a.Key, dash(target), a.Kind, a.RuleID, due})
+			row := []string{a.Bucket, a.Key, dash(target), a.Kind}
+			if wide {
+				row = append(row, a.RuleID)
+			}
+			rows = append(rows, append(row, due))
 		}
-		if err := Table(w, "\nWould dispatch (dry run: nothing deleted, no cursor moved)",
-			[]string{"BUCKET", "KEY", "VERSION_ID", "KIND", "RULE_ID", "DUE"}, rows); err != nil {
+		header := []string{"BUCKET", "KEY", "VERSION_ID", "KIND"}
+		if wide {
+			header = append(header, "RULE_ID")
+		}
+		if err := Table(w, "\nWould dispatch (dry run: nothing deleted, no cursor moved)", append(header, "DUE"), rows); err != nil {
 			return err
 		}
 	}
+	sep := "\n"
 	for _, e := range rep.Shards {
 		if e.Error != "" {
-			if _, err := fmt.Fprintf(w, "shard %02d %s: %s\n", e.Shard, e.Status, e.Error); err != nil {
+			if _, err := fmt.Fprintf(w, "%sshard %02d %s: %s\n", sep, e.Shard, e.Status, Cell(e.Error)); err != nil {
 				return err
 			}
+			sep = ""
 		}
 	}
 	return nil
+}
+
+// runSummary is the pass in one row. HALTED counts every shard that did
+// not end ok (halted, cancelled or error: the heartbeat's errors=).
+func runSummary(w io.Writer, rep RunReport, oc outcomeCounter) error {
+	total := map[string]int64{}
+	ok := 0
+	for _, s := range rep.Shards {
+		for o, n := range s.Dispatched {
+			total[o] += n
+		}
+		if s.Status == dailyrun.StatusOK {
+			ok++
+		}
+	}
+	header := append([]string{"STATUS", "SHARDS", "OK", "HALTED"}, oc.header...)
+	header = append(header, "BUCKET_ERRORS", "NOTICES")
+	row := append([]string{rep.Status, strconv.Itoa(len(rep.Shards)), strconv.Itoa(ok), strconv.Itoa(len(rep.Shards) - ok)}, oc.counts(total)...)
+	row = append(row, strconv.Itoa(len(rep.BucketErrors)), strconv.Itoa(len(rep.Notices)))
+	return Table(w, "Pass", header, [][]string{row})
+}
+
+// shardTable lists the shards; by default only those that dispatched
+// anything or did not finish, as the summary accounts for the others.
+func shardTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error {
+	header := []string{"SHARD", "STATUS", "EVENTS"}
+	if wide {
+		header = append(header, "MATCHES")
+	}
+	header = append(append(header, "PENDING"), oc.header...)
+	header = append(header, "CURSOR_LAG")
+	if wide {
+		header = append(header, "WALKER_AGE")
+	}
+	header = append(header, "WALK")
+	var rows [][]string
+	for _, s := range rep.Shards {
+		if !wide && !shardActed(s) {
+			continue
+		}
+		row := []string{fmt.Sprintf("%02d", s.Shard), s.Status, itoa(s.EventsScanned)}
+		if wide {
+			row = append(row, itoa(s.Matches))
+		}
+		row = append(append(row, itoa(s.Pending)), oc.counts(s.Dispatched)...)
+		row = append(row, lag(s.CursorLagSeconds))
+		if wide {
+			row = append(row, lag(s.WalkerAgeSeconds))
+		}
+		rows = append(rows, append(row, dash(s.Walk)))
+	}
+	title := "\nShards"
+	if !wide {
+		title = fmt.Sprintf("\nShards that dispatched or did not finish (%d of %d; -o wide for all)", len(rows), len(rep.Shards))
+	}
+	return Table(w, title, header, rows)
+}
+
+// shardActed reports whether a shard belongs in the default table: it
+// dispatched something, did not end ok, or dropped events.
+func shardActed(s ShardReport) bool {
+	if s.Status != dailyrun.StatusOK || s.Truncated || s.Error != "" {
+		return true
+	}
+	for _, n := range s.Dispatched {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -286,7 +286,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", "--filer", dir, "--due-rounding", "up"}, cmdutil.ExitUsage, "aws or exact"},
 		{[]string{"run", "--filer", dir, "--now", "2300-01-01T00:00:00Z"}, cmdutil.ExitUsage, "--now 2300-01-01T00:00:00Z is outside"},
 		{[]string{"run", "--filer", dir, "--now", "0001-01-01T00:00:00Z"}, cmdutil.ExitUsage, "--now 0001-01-01T00:00:00Z is outside"},
-		{[]string{"run", "--filer", dir, "-o", "yaml"}, cmdutil.ExitUsage, "-o table or -o json"},
+		{[]string{"run", "--filer", dir, "-o", "yaml"}, cmdutil.ExitUsage, "use table, wide, json or jsonl"},
 		{[]string{"run", "--filer", dir, "-runtime", "0s"}, cmdutil.ExitUsage, "must be positive"},
 		{[]string{"run", "--filer", dir, "--bogus"}, cmdutil.ExitUsage, "unknown flag"},
 		{[]string{"run", "--filer", filepath.Join(t.TempDir(), "missing")}, cmdutil.ExitFailure, "filer load"},

@@ -48,13 +48,18 @@ func Code(err error) int {
 	return ExitFailure
 }
 
-// AddOutputFlag registers -o/--output on cmd and returns a getter that
-// validates it.
-func AddOutputFlag(cmd *cobra.Command) func() (render.Format, error) {
+// AddOutputFlag registers -o/--output on cmd, defaulting to table, and
+// returns a getter that validates it against the formats cmd supports
+// (none given: table and json); any other value is a usage error naming
+// the supported ones.
+func AddOutputFlag(cmd *cobra.Command, supported ...render.Format) func() (render.Format, error) {
+	if len(supported) == 0 {
+		supported = []render.Format{render.FormatTable, render.FormatJSON}
+	}
 	var s string
-	cmd.Flags().StringVarP(&s, "output", "o", "table", "output format: table or json")
+	cmd.Flags().StringVarP(&s, "output", "o", string(render.FormatTable), "output format: "+render.JoinFormats(supported))
 	return func() (render.Format, error) {
-		f, err := render.ParseFormat(s)
+		f, err := render.ParseFormat(s, supported...)
 		if err != nil {
 			return "", &ExitError{Code: ExitUsage, Err: err}
 		}

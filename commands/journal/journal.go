@@ -125,9 +125,11 @@ func newLs() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "List and classify every durable ILM record in the given pools",
-		Long: `ls scans every pool under ilm/, decodes each record and prints path,
-protocol, schema/version, state, owner, age, classification and decision,
-then a summary by protocol and classification. Copies of one key in several
+		Long: `ls scans every pool under ilm/, decodes each record and prints its
+protocol, classification, decision, age and ID (a short digest of its path,
+as git shortens hashes, that 'journal show' takes), then a summary by
+protocol and classification. -o wide adds schema/version, state, owner and
+the full path. Copies of one key in several
 pools are one row; copies that differ are operator_required. If any pool
 could not be listed completely (including a page marked truncated without a
 continuation token), counts are labelled incomplete and the command exits 3.
@@ -147,7 +149,7 @@ whether leases and owner windows have expired, and the AGE column.`,
 	c.flags(cmd)
 	cmd.Flags().StringVar(&protocol, "protocol", "", "only this protocol: tier_delete_journal, tier_delete_manifest, transition_transaction, manual_transition, other")
 	cmd.Flags().StringVar(&class, "classification", "", "only this classification (see docs/journal.md)")
-	output := cmdutil.AddOutputFlag(cmd)
+	output := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		format, err := output()
 		if err != nil {
@@ -255,6 +257,10 @@ func age(r corejournal.Record) string {
 	return (time.Duration(*r.AgeSeconds) * time.Second).String()
 }
 
+// renderLs prints the listing. The table leads with what decides what to
+// do (protocol, classification, decision) and names each record by its
+// short ID, which 'journal show' takes; -o wide adds schema, state, owner
+// and the full path.
 func renderLs(w io.Writer, f render.Format, rep *corejournal.Report, rows []corejournal.Record) error {
 	sum := summarize(rep, rows)
 	if f == render.FormatJSON {
@@ -265,16 +271,34 @@ func renderLs(w io.Writer, f render.Format, rep *corejournal.Report, rows []core
 			"records": rows, "summary": sum, "incomplete": rep.Incomplete, "pool_errors": rep.PoolErrors,
 		})
 	}
+	wide := f == render.FormatWide
+	ids := shortIDs(rep.Records)
+	header := []string{"PROTOCOL", "CLASSIFICATION", "DECISION"}
+	if wide {
+		header = append(header, "SCHEMA", "STATE", "OWNER")
+	}
+	header = append(header, "AGE", "ID")
+	if wide {
+		header = append(header, "PATH")
+	}
 	var tr [][]string
 	for _, r := range rows {
-		tr = append(tr, []string{r.Path, string(r.Protocol), r.Schema, r.State, r.Owner, age(r), string(r.Classification), string(r.Decision)})
+		row := []string{string(r.Protocol), string(r.Classification), string(r.Decision)}
+		if wide {
+			row = append(row, r.Schema, r.State, r.Owner)
+		}
+		row = append(row, age(r), ids[r.Path])
+		if wide {
+			row = append(row, r.Path)
+		}
+		tr = append(tr, row)
 	}
-	if err := render.Table(w, "Records", []string{"PATH", "PROTOCOL", "SCHEMA", "STATE", "OWNER", "AGE", "CLASSIFICATION", "DECISION"}, tr); err != nil {
+	if err := render.Table(w, "Records", header, tr); err != nil {
 		return err
 	}
-	title := "Summary"
+	title := "\nSummary"
 	if rep.Incomplete {
-		title = "Summary (incomplete: counts do not cover every pool)"
+		title = "\nSummary (incomplete: counts do not cover every pool)"
 	}
 	var sr [][]string
 	for _, s := range sum {
@@ -299,24 +323,28 @@ func newShow() *cobra.Command {
 	var c common
 	var raw bool
 	cmd := &cobra.Command{
-		Use:   "show PATH",
+		Use:   "show PATH|ID",
 		Short: "Decode and classify one durable ILM record",
 		Long: `show prints one record, decoded, with its classification, decision and the
 copies each pool holds. Bucket, object, tier and remote version are shown as
 short SHA-256 digests unless --raw is given, so output can be shared without
 revealing names. PATH is the key inside the metadata bucket, as
-'ilmctl journal ls' prints it, e.g. ilm/tier-delete-journal/<digest>.json.
+'ilmctl journal ls -o wide' prints it, e.g.
+ilm/tier-delete-journal/<digest>.json; ID is the record's ID as
+'ilmctl journal ls' prints it, or any unambiguous prefix of at least 4
+characters.
 
 The record is classified in the context of a full scan of every --meta pool
 (membership and binding checks need the other records); --filer and --now
 work as for 'journal ls'.`,
 		Example: `  ilmctl journal show ilm/tier-delete-journal/a3eca9108685e477bb8096e245161342e7d411ac07a55d490be3782cc892d2a4.json \
       --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b
+  ilmctl journal show 244eebc90583 --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b   # the same record by ID
   ilmctl journal show ilm/transition-transactions/records/d0/00/d0000000000040008000000000000005.json \
       --meta testdata/ilm/pool-a --now 2025-06-15T15:06:40Z --raw -o json`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return cmdutil.Usage("journal show needs exactly one PATH, e.g. ilm/tier-delete-journal/<digest>.json")
+				return cmdutil.Usage("journal show needs exactly one PATH or ID, e.g. ilm/tier-delete-journal/<digest>.json or an ID from 'journal ls'")
 			}
 			return nil
 		},
@@ -334,7 +362,7 @@ work as for 'journal ls'.`,
 			return err
 		}
 		defer in.release()
-		rec, rep, err := corejournal.Show(cmd.Context(), in.pools, args[0], in.opt)
+		rec, rep, err := findRecord(cmd.Context(), in.pools, args[0], in.opt)
 		if errors.Is(err, metastore.ErrNotFound) {
 			return fmt.Errorf("%v: check the key with 'ilmctl journal ls'", err)
 		}
@@ -346,7 +374,7 @@ work as for 'journal ls'.`,
 			return render.JSON(cmd.OutOrStdout(), map[string]any{"record": rec, "fields": fields, "incomplete": rep.Incomplete})
 		}
 		rows := [][]string{
-			{"path", rec.Path}, {"protocol", string(rec.Protocol)}, {"schema", rec.Schema}, {"state", rec.State},
+			{"path", rec.Path}, {"id", shortIDs(rep.Records)[rec.Path]}, {"protocol", string(rec.Protocol)}, {"schema", rec.Schema}, {"state", rec.State},
 			{"owner", rec.Owner}, {"age", age(*rec)}, {"classification", string(rec.Classification)},
 			{"decision", string(rec.Decision)}, {"reason", rec.Reason},
 		}

@@ -126,7 +126,7 @@ errored or was cancelled; cursors saved).`,
 	f.StringVar(&o.s3.state, "state", "", "s3:// only: where cursors live, a directory or s3://bucket/prefix on the same endpoint (default ./ilmctl-state)")
 	f.BoolVar(&o.s3.checkCAS, "check-cas", false, "s3:// only: before the pass, check that the server honours If-Match on DeleteObject; exit 1 if it does not")
 	o.obsFlags.add(f)
-	o.output = cmdutil.AddOutputFlag(cmd)
+	o.output = cmdutil.AddOutputFlag(cmd, outputFormats...)
 	return cmd
 }
 
@@ -184,6 +184,8 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	cfg.RunNow = runNow
 	cfg.Clock = time.Now
 
+	stream, stopStream := streamActions(format, &cfg, stdout)
+	defer stopStream()
 	runCtx, cancel := context.WithTimeout(ctx, o.runtime)
 	defer cancel()
 	obs := o.observe(&cfg, sinks, format, stderr)
@@ -198,12 +200,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "ilmctl: notice: %s %s/%s: no action taken: %s\n", n.Kind, n.Bucket, n.Key, n.Reason)
 	}
 	fmt.Fprintln(stderr, res.Heartbeat())
-	if format == render.FormatJSON {
-		err = render.JSON(stdout, rep)
-	} else {
-		err = render.RunTables(stdout, rep)
-	}
-	if err != nil {
+	if err := writeReport(stdout, format, rep, stream); err != nil {
 		return err
 	}
 	if err := metricsError(metricsErr, res, rep, stderr); err != nil {

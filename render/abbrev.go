@@ -1,0 +1,46 @@
+package render
+
+import "sort"
+
+// ShortIDLen is how many leading characters of a digest a table shows, as
+// git shows a commit: enough to be unique in all but huge listings, and
+// extended when two digests in one listing share them.
+const ShortIDLen = 12
+
+// Abbrev maps each distinct id to its shortest prefix of at least minLen
+// characters that no other id in ids begins with, the way git shortens
+// hashes. An id that is a prefix of another cannot be told apart by a
+// prefix and keeps its full length; a resolver must prefer an exact match.
+func Abbrev(ids []string, minLen int) map[string]string {
+	uniq := make([]string, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			uniq = append(uniq, id)
+		}
+	}
+	sort.Strings(uniq)
+	out := make(map[string]string, len(uniq))
+	for i, id := range uniq {
+		// In sorted order the ids sharing the longest prefix with id are
+		// its neighbours.
+		n := minLen
+		if i > 0 {
+			n = max(n, commonPrefix(id, uniq[i-1])+1)
+		}
+		if i+1 < len(uniq) {
+			n = max(n, commonPrefix(id, uniq[i+1])+1)
+		}
+		out[id] = id[:min(n, len(id))]
+	}
+	return out
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
