@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/dailyrun"
@@ -22,7 +21,7 @@ const progressInterval = 500 * time.Millisecond
 // JSON report (json, jsonl) is read by a script, which may well capture
 // stderr with it.
 func wantProgress(stderrIsTerminal, quiet bool, format render.Format) bool {
-	return stderrIsTerminal && !quiet && !strings.HasPrefix(string(format), string(render.FormatJSON))
+	return stderrIsTerminal && !quiet && format != render.FormatJSON && format != render.FormatJSONL
 }
 
 // isTerminal reports whether w is a terminal.

@@ -22,11 +22,11 @@ func TestWantProgress(t *testing.T) {
 		want            bool
 	}{
 		{true, false, render.FormatTable, true},
-		{true, false, "wide", true},
+		{true, false, render.FormatWide, true},
 		{false, false, render.FormatTable, false}, // stderr redirected: a log, not a person
 		{true, true, render.FormatTable, false},   // --quiet
 		{true, false, render.FormatJSON, false},   // a script reads it
-		{true, false, "jsonl", false},
+		{true, false, render.FormatJSONL, false},
 	} {
 		if got := wantProgress(tc.terminal, tc.quiet, tc.format); got != tc.want {
 			t.Errorf("wantProgress(terminal %v, quiet %v, -o %s) = %v, want %v", tc.terminal, tc.quiet, tc.format, got, tc.want)
