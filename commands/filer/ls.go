@@ -51,7 +51,9 @@ order, versions newest first. Run it after a pass to see what survived.
 
 is_latest marks each key's current version; a key whose latest version is a
 delete marker reads as deleted to S3 clients. Times are RFC3339 in UTC.
-Ls never creates a filer: a directory without filer.db is an error.`,
+Ls only reads: it opens filer.db read-only, beside other readers, and never
+creates, repairs or changes it; a directory without filer.db, or a damaged
+filer.db, is an error.`,
 		Example: `  ilmctl filer ls
   ilmctl filer ls --filer /tmp/ilm-demo --bucket logs
   ilmctl filer ls -o json | jq '.versions[] | select(.is_latest)'`,
@@ -65,6 +67,9 @@ Ls never creates a filer: a directory without filer.db is an error.`,
 		if err != nil {
 			return err
 		}
+		if err := client.CheckSpec(dir); err != nil {
+			return &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err}
+		}
 		res, err := listFiler(cmd.Context(), dir, bucket)
 		if err != nil {
 			return err
@@ -75,7 +80,7 @@ Ls never creates a filer: a directory without filer.db is an error.`,
 }
 
 func listFiler(ctx context.Context, dir, only string) (lsResult, error) {
-	f, err := client.Open(ctx, dir, client.Options{MustExist: true})
+	f, err := client.Open(ctx, dir, client.Options{ReadOnly: true})
 	if err != nil {
 		return lsResult{}, err
 	}

@@ -100,6 +100,11 @@ func (c *common) open(ctx context.Context) (*scanInput, error) {
 		}
 		clock = func() time.Time { return t }
 	}
+	if c.filer != "" {
+		if err := client.CheckSpec(c.filer); err != nil {
+			return nil, &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err}
+		}
+	}
 	in := &scanInput{opt: corejournal.Options{Clock: clock}, release: func() {}}
 	for _, m := range c.metas {
 		s, err := clientmeta.Open(ctx, m)
@@ -109,7 +114,7 @@ func (c *common) open(ctx context.Context) (*scanInput, error) {
 		in.pools = append(in.pools, s)
 	}
 	if c.filer != "" {
-		f, err := client.Open(ctx, c.filer, client.Options{MustExist: true})
+		f, err := client.Open(ctx, c.filer, client.Options{ReadOnly: true})
 		if err != nil {
 			return nil, fmt.Errorf("--filer %q: %w (or omit --filer: affected records then show needs_source_proof)", c.filer, err)
 		}

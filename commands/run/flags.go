@@ -6,15 +6,30 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ilmctl/ilmctl/client"
+	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"golang.org/x/time/rate"
 )
 
+// checkFiler refuses a malformed --filer (client.CheckSpec) as a usage
+// error, before the pass opens anything.
+func checkFiler(spec string) error {
+	if err := client.CheckSpec(spec); err != nil {
+		return &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err}
+	}
+	return nil
+}
+
 // parseShards reads --shards: "all", a range "0-7", a list "1,5,9", or a
-// mix "0-3,9". nil means all shards.
+// mix "0-3,9". nil means all shards; an empty value names none and is an
+// error, not all (a script's unset variable must not widen a pass).
 func parseShards(s string) ([]int, error) {
 	s = strings.TrimSpace(s)
-	if s == "" || s == "all" {
+	switch s {
+	case "all":
 		return nil, nil
+	case "":
+		return nil, fmt.Errorf("--shards is empty: pass all, a range 0-7 or a list 1,5,9")
 	}
 	var out []int
 	for _, part := range strings.Split(s, ",") {

@@ -16,7 +16,8 @@ func TestParseShards(t *testing.T) {
 		wantErr string
 	}{
 		{"all", nil, ""},
-		{"", nil, ""},
+		{"", nil, "--shards is empty"},
+		{"  ", nil, "--shards is empty"},
 		{"0-7", []int{0, 1, 2, 3, 4, 5, 6, 7}, ""},
 		{"1,5,9", []int{1, 5, 9}, ""},
 		{"0-1, 14-15", []int{0, 1, 14, 15}, ""},

@@ -64,6 +64,12 @@ ExpiredObjectDeleteMarker, NewerNoncurrentVersions), dispatches
 identity-checked deletes under one shared rate limit, saves per-shard
 cursors, prints a heartbeat line on stderr and a report on stdout.
 
+The report fits 120 columns: a one-line summary of the pass, then only the
+shards that dispatched or did not finish, and the outcomes per bucket and
+kind. -o wide shows every shard and every column; -o json is one document;
+-o jsonl writes each action as one JSON line as it completes, then a
+summary line (the -o json document without actions).
+
 Due times follow AWS: Days are counted from creation (or from when a version
 became noncurrent, or from upload initiation) and rounded up to the next
 midnight UTC; --due-rounding exact uses SeaweedFS's unrounded time.
@@ -94,6 +100,9 @@ errored or was cancelled; cursors saved).`,
 
   # Machine-readable report
   ilmctl run -o json | jq '.actions[] | select(.outcome=="DONE")'
+
+  # A stream for passes with millions of actions: every one not DONE
+  ilmctl run -o jsonl | jq -c 'select(.type=="action" and .outcome!="DONE")'
 
   # A live SeaweedFS filer (gRPC at port+10000; S3 gRPC for deletes)
   ilmctl run --filer seaweedfs://127.0.0.1:8888 --s3-grpc 127.0.0.1:18333
@@ -157,7 +166,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return cmdutil.Usage("--due-rounding: %v", err)
 	}
 	fl, err := client.Open(ctx, o.filer, client.Options{
-		Clock: passClock(o.now != "", runNow), MustExist: true,
+		Clock: passClock(o.now != "", runNow), MustExist: true, ReadOnly: o.dryRun,
 		S3PathStyle: o.s3.pathStyle, Region: o.s3.region, State: o.s3.state, S3GRPC: o.s3GRPC,
 	})
 	if err != nil {
@@ -265,6 +274,9 @@ func (o *options) config() (dailyrun.Config, error) {
 	}
 	if o.walkerInterval < 0 || o.metaLogRetention < 0 {
 		return cfg, cmdutil.Usage("--walker-interval and --meta-log-retention must be >= 0")
+	}
+	if err := checkFiler(o.filer); err != nil {
+		return cfg, err
 	}
 	if err := o.s3.check(o.filer); err != nil {
 		return cfg, err
