@@ -38,13 +38,29 @@ type BucketError struct {
 
 // NoticeReport is something the pass saw and deliberately left alone,
 // reported once per pass: kind ambiguous_layout is a key whose entries do
-// not name one entry per version ID; it got no action.
+// not name one entry per version ID (it got no action); kind
+// transition_not_executed is a Transition or NoncurrentVersionTransition
+// of an enabled rule, which ilmctl does not run. A notice about a key has
+// shard and key; one about a bucket's configuration has rule_id and action
+// instead.
 type NoticeReport struct {
 	Kind   string `json:"kind"`
-	Shard  int    `json:"shard"`
+	Shard  *int   `json:"shard,omitempty"`
 	Bucket string `json:"bucket"`
-	Key    string `json:"key"`
+	Key    string `json:"key,omitempty"`
+	RuleID string `json:"rule_id,omitempty"`
+	Action string `json:"action,omitempty"`
 	Reason string `json:"reason"`
+}
+
+// NewNoticeReport converts one notice.
+func NewNoticeReport(n dailyrun.Notice) NoticeReport {
+	nr := NoticeReport{Kind: n.Kind.String(), Bucket: n.Bucket, Key: n.Key, RuleID: n.RuleID, Action: n.Action, Reason: n.Reason}
+	if n.Key != "" {
+		shard := n.Shard
+		nr.Shard = &shard
+	}
+	return nr
 }
 
 // ShardReport is one shard's row. Lags are seconds, null when cold.
@@ -102,7 +118,7 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 	}
 	rep.Notices = []NoticeReport{}
 	for _, n := range r.Notices {
-		rep.Notices = append(rep.Notices, NoticeReport{Kind: n.Kind.String(), Shard: n.Shard, Bucket: n.Bucket, Key: n.Key, Reason: n.Reason})
+		rep.Notices = append(rep.Notices, NewNoticeReport(n))
 	}
 	rep.AmbiguousKeys = r.AmbiguousKeys()
 	seconds := func(d time.Duration, ok bool) *float64 {

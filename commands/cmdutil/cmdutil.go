@@ -16,6 +16,10 @@ const (
 	ExitFailure    = 1 // the command could not do its job (bad input, unreadable store)
 	ExitUsage      = 2 // bad flags or arguments
 	ExitIncomplete = 3 // the pass ran but did not finish: a shard halted, errored, or was cancelled; cursors were saved
+	// ExitRejected: the pass finished, but a bucket's lifecycle
+	// configuration was rejected and the bucket got no action. A pass that
+	// also did not finish exits ExitIncomplete.
+	ExitRejected = 4
 )
 
 // ExitError carries an exit code with an error message for main to print.
@@ -34,6 +38,9 @@ func Usage(format string, args ...any) error {
 
 // Incomplete wraps err with ExitIncomplete.
 func Incomplete(err error) error { return &ExitError{Code: ExitIncomplete, Err: err} }
+
+// Rejected wraps err with ExitRejected.
+func Rejected(err error) error { return &ExitError{Code: ExitRejected, Err: err} }
 
 // Code returns the exit code for err: ExitOK for nil, the code of an
 // ExitError, ExitFailure otherwise.

@@ -1,0 +1,68 @@
+package render
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/core/engine"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
+)
+
+func TestNotices(t *testing.T) {
+	res := &dailyrun.Result{Notices: []dailyrun.Notice{
+		{Kind: dailyrun.NoticeAmbiguousLayout, Shard: 0, Bucket: "logs", Key: "a/k", Reason: "ambiguous object layout"},
+	}}
+	res.AddNotices(dailyrun.TransitionNotices([]engine.Bucket{
+		{Name: "data", Rules: []lifecycle.Rule{
+			{ID: "tier", Enabled: true, Filter: lifecycle.Filter{Prefix: "archive/"}, Transitions: []lifecycle.Transition{{Days: 30, StorageClass: "GLACIER"}}},
+			{ID: "tmp", Enabled: true, Filter: lifecycle.Filter{Prefix: "tmp/"}, ExpirationDays: 1},
+		}},
+		{Name: "logs", Rules: []lifecycle.Rule{
+			{Enabled: true, NoncurrentDays: 60, NoncurrentTransitions: []lifecycle.NoncurrentTransition{{NoncurrentDays: 30, StorageClass: "STANDARD_IA"}}},
+			{ID: "deep", Enabled: true, Transitions: []lifecycle.Transition{{Days: 1, StorageClass: "GLACIER"}, {Days: 90, StorageClass: "DEEP_ARCHIVE"}}},
+		}},
+	})...)
+	rep := NewRunReport(res, nil)
+
+	// JSON: a key notice keeps shard (0 included) and key; a configuration
+	// notice has rule_id and action instead.
+	raw, err := json.Marshal(rep.Notices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{
+		{"kind": "transition_not_executed", "bucket": "data", "rule_id": "tier", "action": "Transition",
+			"reason": "Transition to GLACIER 30 days after creation is not executed: ilmctl runs deletion actions only"},
+		{"kind": "transition_not_executed", "bucket": "logs", "action": "NoncurrentVersionTransition",
+			"reason": "NoncurrentVersionTransition to STANDARD_IA 30 days after becoming noncurrent is not executed: ilmctl runs deletion actions only"},
+		{"kind": "transition_not_executed", "bucket": "logs", "rule_id": "deep", "action": "Transition",
+			"reason": "Transition to GLACIER 1 day after creation is not executed: ilmctl runs deletion actions only"},
+		{"kind": "transition_not_executed", "bucket": "logs", "rule_id": "deep", "action": "Transition",
+			"reason": "Transition to DEEP_ARCHIVE 90 days after creation is not executed: ilmctl runs deletion actions only"},
+		{"kind": "ambiguous_layout", "shard": 0.0, "bucket": "logs", "key": "a/k", "reason": "ambiguous object layout"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("notices JSON (-want +got):\n%s", diff)
+	}
+	if rep.AmbiguousKeys != 1 {
+		t.Errorf("ambiguous_keys = %d, want 1", rep.AmbiguousKeys)
+	}
+
+	// stderr: one line per bucket for its transitions, one per key.
+	wantLines := []string{
+		"ilmctl: notice: transition_not_executed data: 1 transition action not executed (ilmctl runs deletion actions only): rule tier: Transition to GLACIER 30 days after creation",
+		"ilmctl: notice: transition_not_executed logs: 3 transition actions not executed (ilmctl runs deletion actions only): " +
+			"a rule without ID: NoncurrentVersionTransition to STANDARD_IA 30 days after becoming noncurrent; " +
+			"rule deep: Transition to GLACIER 1 day after creation; rule deep: Transition to DEEP_ARCHIVE 90 days after creation",
+		"ilmctl: notice: ambiguous_layout logs/a/k: no action taken: ambiguous object layout",
+	}
+	if diff := cmp.Diff(wantLines, NoticeLines(rep.Notices)); diff != "" {
+		t.Errorf("NoticeLines (-want +got):\n%s", diff)
+	}
+}
