@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,7 +16,8 @@ import (
 
 // demoDB loads testdata/demo/fixture.json into a fresh filer and returns
 // its filer.db bytes: 64 KiB, of which the latest transaction uses pages
-// up to 56 KiB.
+// up to 56 KiB (a meta's pgid, at byte 40 of the meta after the 16-byte
+// page header, is 14).
 func demoDB(t *testing.T) []byte {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "filer")
@@ -25,6 +27,11 @@ func demoDB(t *testing.T) []byte {
 	data, err := os.ReadFile(filepath.Join(dir, "filer.db"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The cuts below are chosen for this layout: 52 KiB must still be
+	// short of the pages in use.
+	if len(data) != 64<<10 || binary.NativeEndian.Uint64(data[16+40:]) < 14 && binary.NativeEndian.Uint64(data[4096+16+40:]) < 14 {
+		t.Fatalf("the demo filer.db is %d bytes, using fewer than 14 pages: adjust the cuts in this test", len(data))
 	}
 	return data
 }

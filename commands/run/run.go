@@ -166,7 +166,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return cmdutil.Usage("--due-rounding: %v", err)
 	}
 	fl, err := client.Open(ctx, o.filer, client.Options{
-		Clock: passClock(o.now != "", runNow), MustExist: true,
+		Clock: passClock(o.now != "", runNow), MustExist: true, ReadOnly: o.dryRun,
 		S3PathStyle: o.s3.pathStyle, Region: o.s3.region, State: o.s3.state, S3GRPC: o.s3GRPC,
 	})
 	if err != nil {
@@ -274,6 +274,9 @@ func (o *options) config() (dailyrun.Config, error) {
 	}
 	if o.walkerInterval < 0 || o.metaLogRetention < 0 {
 		return cfg, cmdutil.Usage("--walker-interval and --meta-log-retention must be >= 0")
+	}
+	if err := checkFiler(o.filer); err != nil {
+		return cfg, err
 	}
 	if err := o.s3.check(o.filer); err != nil {
 		return cfg, err
