@@ -85,6 +85,13 @@ Against a live filer (seaweedfs://, s3://) the meta-log is read only up to
 the server's clock, and a real pass dated more than 2m after it is refused:
 use --dry-run to preview a future --now.
 
+On a terminal, stderr shows a live progress line while the pass runs
+(events replayed, entries walked, deletes done of dispatched and per
+second, limiter wait, elapsed against -runtime), cleared before the
+heartbeat; --quiet or a JSON report (-o json, jsonl) turns it off.
+--metrics-textfile and --pushgateway write the pass's Prometheus metrics
+when it is over, whatever its outcome (README, Metrics).
+
 Exit codes: 0 pass ok; 1 error (bad filer, unreadable config); 2 bad flags,
 or --now ahead of the filer's clock; 3 pass incomplete (a shard halted,
 errored or was cancelled; cursors saved).`,
@@ -100,6 +107,13 @@ errored or was cancelled; cursors saved).`,
 
   # Machine-readable report
   ilmctl run -o json | jq '.actions[] | select(.outcome=="DONE")'
+
+  # From cron: metrics for node_exporter's textfile collector (written
+  # atomically, mode 0644), no progress line even when run by hand
+  ilmctl run --quiet --metrics-textfile /var/lib/node_exporter/textfile/ilmctl.prom
+
+  # Metrics to a Prometheus Pushgateway, as job ilmctl_run, instance lifecycle-a
+  ilmctl run --pushgateway http://pushgateway:9091 --pushgateway-instance lifecycle-a
 
   # A stream for passes with millions of actions: every one not DONE
   ilmctl run -o jsonl | jq -c 'select(.type=="action" and .outcome!="DONE")'
