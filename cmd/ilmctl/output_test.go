@@ -52,7 +52,8 @@ func golden(t *testing.T, name, got string) {
 		t.Fatalf("%v (run go test ./cmd/ilmctl -run %s -update)", err, t.Name())
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got; go test ./cmd/ilmctl -run %s -update rewrites it):\n%s", path, t.Name(), diff)
+		t.Errorf("%s differs (-want +got). A change to what the demo's passes do (lifecycle semantics, testdata/demo/fixture.json) shows here too: "+
+			"if the new output is right, go test ./cmd/ilmctl -run %s -update rewrites it.\n%s", path, t.Name(), diff)
 	}
 }
 
