@@ -112,7 +112,10 @@ func (s *Store) SubscribeMetadata(ctx context.Context, sinceNs, untilNs int64, f
 //     everything else (plain directories, bucket entries) map to nothing.
 //
 // Every event keeps the filer's TsNs; one filer event maps to at most one
-// logical event, so TsNs stays strictly increasing.
+// logical event, so TsNs stays strictly increasing. Path is the entry's
+// bucket-relative path whenever it is not the key, computed as SeaweedFS's
+// reader computes the key it shards by (reader.go, extractBucketKey: the
+// new parent path, else the event's directory, and the entry's name).
 func mapEvent(bucketsPath string, r *filer_pb.SubscribeMetadataResponse) (filer.Event, bool, error) {
 	n := r.EventNotification
 	oldE, newE := n.OldEntry, n.NewEntry
@@ -148,7 +151,7 @@ func mapEvent(bucketsPath string, r *filer_pb.SubscribeMetadataResponse) (filer.
 		if up == "" || strings.Contains(up, "/") || !entry.IsDirectory {
 			return filer.Event{}, false, nil // part files, .uploads itself
 		}
-		ev.UploadID, ev.Key = up, string(entry.Extended[extMultipartObjectKey])
+		ev.UploadID, ev.Key, ev.Path = up, string(entry.Extended[extMultipartObjectKey]), rel
 		switch {
 		case oldE == nil:
 			if ev.Key == "" {
@@ -180,7 +183,7 @@ func mapEvent(bucketsPath string, r *filer_pb.SubscribeMetadataResponse) (filer.
 		if !ok || entry.IsDirectory {
 			return filer.Event{}, false, nil
 		}
-		ev.Key, ev.VersionID, ev.Type = logical, id, entryEventType(oldE, newE)
+		ev.Key, ev.VersionID, ev.Type, ev.Path = logical, id, entryEventType(oldE, newE), rel
 		return ev, true, nil
 	}
 
@@ -196,7 +199,7 @@ func mapEvent(bucketsPath string, r *filer_pb.SubscribeMetadataResponse) (filer.
 		if before == "" {
 			before = filer.NullVersionID
 		}
-		ev.Key, ev.VersionID, ev.Type = logical, before, filer.EventDemote
+		ev.Key, ev.VersionID, ev.Type, ev.Path = logical, before, filer.EventDemote, rel
 		return ev, true, nil
 	}
 

@@ -24,10 +24,27 @@ var ErrCorruptCursor = errors.New("corrupt cursor")
 
 // Cursor is one shard's persisted replay position, per design 000 § Cursor.
 type Cursor struct {
-	TsNs         int64    // Unix nanoseconds of the last meta-log event whose matches all completed
-	RuleSetHash  [32]byte // ReplayContentHash of the rules that wrote it
-	PromotedHash [32]byte // PromotedHash with the retention window at write time
-	LastWalkedNs int64    // Unix nanoseconds of the last successful walker fire; 0 = never
+	TsNs int64 // Unix nanoseconds of the last meta-log event whose matches all completed
+	// RuleSetHash and PromotedHash are the hashes the store's own lifecycle
+	// worker compares when it shares the cursor files and may replay from
+	// this one (SharedCursors: on SeaweedFS, its RuleSetHash and
+	// PromotedHash); otherwise ilmctl's ReplayContentHash and PromotedHash.
+	// Both are zero when the writer had no replay-eligible rule.
+	RuleSetHash  [32]byte
+	PromotedHash [32]byte
+	LastWalkedNs int64 // Unix nanoseconds of the last successful walker fire; 0 = never
+	// Own is ilmctl's own pair of hashes, written beside the shared
+	// worker's; Own.Present is false in a file that worker wrote (it drops
+	// fields it does not know) and wherever RuleSetHash is already ilmctl's.
+	Own OwnHashes
+}
+
+// OwnHashes are ilmctl's ReplayContentHash and PromotedHash, kept in a
+// cursor file whose RuleSetHash and PromotedHash are another worker's.
+type OwnHashes struct {
+	Present  bool
+	RuleSet  [32]byte
+	Promoted [32]byte
 }
 
 type cursorFile struct {
@@ -37,6 +54,12 @@ type cursorFile struct {
 	RuleSetHash  []byte `json:"rule_set_hash"` // base64 by encoding/json
 	PromotedHash []byte `json:"promoted_hash"`
 	LastWalkedNs int64  `json:"last_walked_ns,omitempty"`
+	// ilmctl's own hashes (OwnHashes). SeaweedFS's worker decodes the file
+	// without them (encoding/json ignores unknown fields) and writes it
+	// back without them, which is how ilmctl tells its own cursor from one
+	// that worker saved.
+	IlmctlRuleSetHash  []byte `json:"ilmctl_rule_set_hash,omitempty"`
+	IlmctlPromotedHash []byte `json:"ilmctl_promoted_hash,omitempty"`
 }
 
 // CursorPath returns the filer path of shard's cursor file.
@@ -86,23 +109,36 @@ func DecodeCursor(data []byte, shard int) (Cursor, error) {
 		return bad("promoted_hash is %d bytes, want 32", len(f.PromotedHash))
 	case f.TsNs < 0 || f.LastWalkedNs < 0:
 		return bad("negative timestamp")
+	case (f.IlmctlRuleSetHash == nil) != (f.IlmctlPromotedHash == nil):
+		return bad("ilmctl_rule_set_hash and ilmctl_promoted_hash come together")
+	case f.IlmctlRuleSetHash != nil && (len(f.IlmctlRuleSetHash) != 32 || len(f.IlmctlPromotedHash) != 32):
+		return bad("ilmctl hashes are %d and %d bytes, want 32", len(f.IlmctlRuleSetHash), len(f.IlmctlPromotedHash))
 	}
 	c := Cursor{TsNs: f.TsNs, LastWalkedNs: f.LastWalkedNs}
 	copy(c.RuleSetHash[:], f.RuleSetHash)
 	copy(c.PromotedHash[:], f.PromotedHash)
+	if f.IlmctlRuleSetHash != nil {
+		c.Own.Present = true
+		copy(c.Own.RuleSet[:], f.IlmctlRuleSetHash)
+		copy(c.Own.Promoted[:], f.IlmctlPromotedHash)
+	}
 	return c, nil
 }
 
 // EncodeCursor returns the JSON file for shard's cursor.
 func EncodeCursor(c Cursor, shard int) []byte {
-	data, _ := json.Marshal(cursorFile{
+	f := cursorFile{
 		Version:      cursorVersion,
 		ShardID:      shard,
 		TsNs:         c.TsNs,
 		RuleSetHash:  c.RuleSetHash[:],
 		PromotedHash: c.PromotedHash[:],
 		LastWalkedNs: c.LastWalkedNs,
-	})
+	}
+	if c.Own.Present {
+		f.IlmctlRuleSetHash, f.IlmctlPromotedHash = c.Own.RuleSet[:], c.Own.Promoted[:]
+	}
+	data, _ := json.Marshal(f)
 	return append(data, '\n')
 }
 

@@ -128,14 +128,17 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 		req.Key, req.Expected = vt.obj.Key, v.Identity()
 		req.Applies = p.applies(act, m.Kind)
 	}
-	// A target this shard already dispatched in this pass (walker, then the
-	// replay of its event) is not dispatched again.
+	// A target already dispatched in this pass (by the walker, then the
+	// replay of its event; or on two events of one key that different
+	// shards replay, see EventShard) is not dispatched again.
 	seenKey := bucket + "\x00" + a.Key + "\x00" + a.VersionID + "\x00" + a.UploadID
-	if s.seen[seenKey] {
+	if p.dispatched(seenKey) {
 		return false, nil
 	}
 	if p.cfg.DryRun {
-		s.seen[seenKey] = true
+		if !p.markDispatched(seenKey) {
+			return false, nil
+		}
 		a.Outcome = OutcomeDryRun
 		p.record(s, a)
 		return false, nil
@@ -182,11 +185,30 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 	a.Outcome = string(out)
 	p.record(s, a)
 	if out.Completes() {
-		s.seen[seenKey] = true
+		p.markDispatched(seenKey)
 	} else {
 		return false, &errDispatch{outcome: string(out), target: target}
 	}
 	return false, nil
+}
+
+// dispatched reports whether a shard completed key's dispatch this pass.
+func (p *pass) dispatched(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.seen[key]
+}
+
+// markDispatched records key's dispatch; false when it was recorded
+// already.
+func (p *pass) markDispatched(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.seen[key] {
+		return false
+	}
+	p.seen[key] = true
+	return true
 }
 
 // applies is DeleteRequest.Applies for a match act made: the same

@@ -24,7 +24,6 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 	frozen := false
 	in := s.queue.ch
 	var window []*replayStep
-	cache := lookups{}
 	for in != nil || len(window) > 0 {
 		// Top the window up; wait for an event only when it is empty.
 		for in != nil && len(window) < replayWindow {
@@ -51,7 +50,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 				break
 			}
 			if ev.TsNs > startTsNs {
-				window = append(window, p.startReplay(ctx, s, view, cache, ev))
+				window = append(window, p.startReplay(ctx, s, view, ev))
 			}
 		}
 		if len(window) == 0 {
@@ -61,7 +60,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 		window = window[1:]
 		s.res.EventsScanned++
 		p.cfg.Progress.addEvent()
-		pending, err := p.finishReplay(ctx, s, cache, step)
+		pending, err := p.finishReplay(ctx, s, step)
 		if err != nil {
 			return lastOK, err
 		}
@@ -106,22 +105,48 @@ type lookup struct {
 	err    error
 }
 
-// lookups caches a shard's key lookups for the pass: a key has several
-// events (puts, demotions, metadata updates) and one read serves them all.
-// The shard forgets a key after dispatching on it, so the next event reads
-// the state its own delete left; a change by anyone else only makes the
+// lookups caches the pass's key lookups: a key has several events (puts,
+// demotions, metadata updates), which shards by path spread over several
+// shards (EventShard), and one read serves them all. A shard forgets a key
+// after dispatching on it, so the next event reads the state its delete
+// left; a change by anyone else, another shard included, only makes the
 // identity-checked delete NOOP_RESOLVED. Past lookupCacheMax keys the cache
 // starts over.
 type lookups map[string]*lookup
 
-const lookupCacheMax = 1 << 16
+const lookupCacheMax = 1 << 20
+
+// cachedLookup returns the pass's lookup of bucket/key, and whether it is
+// new: the caller then starts it.
+func (p *pass) cachedLookup(k string) (l *lookup, isNew bool) {
+	p.lookupsMu.Lock()
+	defer p.lookupsMu.Unlock()
+	if l = p.lookups[k]; l != nil {
+		return l, false
+	}
+	if len(p.lookups) >= lookupCacheMax {
+		clear(p.lookups)
+	}
+	l = &lookup{done: make(chan struct{})}
+	p.lookups[k] = l
+	return l, true
+}
+
+// forgetLookup drops l from the cache unless another shard replaced it.
+func (p *pass) forgetLookup(k string, l *lookup) {
+	p.lookupsMu.Lock()
+	defer p.lookupsMu.Unlock()
+	if p.lookups[k] == l {
+		delete(p.lookups, k)
+	}
+}
 
 func lookupKey(bucket, key string) string { return bucket + "\x00" + key }
 
 // startReplay selects the actions ev can trigger and starts the lookup of
 // the version it names, so a version overwritten or removed since the event
 // no longer matches.
-func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapshot, cache lookups, ev filer.Event) *replayStep {
+func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapshot, ev filer.Event) *replayStep {
 	st := &replayStep{ev: ev}
 	kind, ok := triggers[ev.Type]
 	if !ok {
@@ -136,19 +161,15 @@ func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapsh
 	if len(st.acts) == 0 || kind == lifecycle.AbortMPU {
 		return st
 	}
-	k := lookupKey(ev.Bucket, ev.Key)
-	if s.coldKeys != nil && !s.coldKeys[k] {
+	if p.settledByColdWalk(ev.Bucket, ev.Key) {
 		st.acts = nil // the recovery walk left nothing pending on this key
 		return st
 	}
-	if st.look = cache[k]; st.look != nil {
+	l, isNew := p.cachedLookup(lookupKey(ev.Bucket, ev.Key))
+	st.look = l
+	if !isNew {
 		return st
 	}
-	if len(cache) >= lookupCacheMax {
-		clear(cache)
-	}
-	l := &lookup{done: make(chan struct{})}
-	cache[k], st.look = l, l
 	go func() {
 		defer close(l.done)
 		l.err = p.withRetry(ctx, func() error {
@@ -162,7 +183,7 @@ func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapsh
 
 // finishReplay decides one event in order: pending is true when a match
 // exists but is not due yet; an error halts the shard.
-func (p *pass) finishReplay(ctx context.Context, s *shardRun, cache lookups, st *replayStep) (pending bool, err error) {
+func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (pending bool, err error) {
 	if len(st.acts) == 0 {
 		return false, nil
 	}
@@ -201,7 +222,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, cache lookups, st 
 	}
 	pending, err = p.handle(ctx, s, "replay", st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
 	if !pending {
-		delete(cache, lookupKey(st.ev.Bucket, st.ev.Key))
+		p.forgetLookup(lookupKey(st.ev.Bucket, st.ev.Key), l)
 	}
 	return pending, err
 }

@@ -138,7 +138,7 @@ func (f *fanOut) run(ctx context.Context, st filer.Store, sinceNs, untilNs int64
 		if ev.TsNs > untilNs {
 			return errPastBoundary
 		}
-		if q, ok := f.queues[lifecycle.ShardID(ev.Bucket, ev.Key)]; ok {
+		if q, ok := f.queues[EventShard(ev)]; ok {
 			q.push(ev)
 		}
 		return nil
@@ -148,6 +148,34 @@ func (f *fanOut) run(ctx context.Context, st filer.Store, sinceNs, untilNs int64
 	}
 	f.close(err == nil && ctx.Err() == nil)
 	return err
+}
+
+// EventShard is the shard whose replay takes ev and whose cursor covers
+// it: ShardID of the entry's filer path (ev.Path) when the store sets one,
+// else of its key.
+//
+// A cursor claims every event of its shard up to its TsNs, and SeaweedFS's
+// own worker reads and writes the same cursor files. Its reader shards an
+// event by the path under the bucket (weed/s3api/s3lifecycle/reader/
+// reader.go, extractBucketKey): a versioned object's events land in the
+// shards of "<key>.versions/v_<id>" and "<key>.versions", an upload's in
+// that of ".uploads/<id>". Sharded by key here, shard N would name other
+// events in each tool, and a cursor one saved would make the other skip
+// events it never held. Sharding replay by path too makes a cursor mean
+// the same to both, in either direction and for any split of shards
+// between hosts, with nothing to record. (Replaying every shard from the
+// oldest cursor when another writer's cursors are first read would cover
+// one direction only: SeaweedFS's worker would still skip events ilmctl's
+// shards never held unless ilmctl saved every cursor at the oldest of all
+// sixteen.) Walks keep no position, so they go on sharding by key, as
+// SeaweedFS's walker does (weed/s3api/s3lifecycle/dailyrun/walk_buckets.go);
+// replay therefore meets keys other shards also read, and shares lookups
+// and dispatched targets across the pass.
+func EventShard(ev filer.Event) int {
+	if ev.Path != "" {
+		return lifecycle.ShardID(ev.Bucket, ev.Path)
+	}
+	return lifecycle.ShardID(ev.Bucket, ev.Key)
 }
 
 func (f *fanOut) close(complete bool) {

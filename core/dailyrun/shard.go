@@ -22,19 +22,30 @@ type pass struct {
 	// replayView and walkView are RulesForShard's views; it partitions by
 	// action, not by shard, so one pair serves every shard.
 	replayView, walkView, recoveryView *engine.Snapshot
-	rsh                                [32]byte
+	rsh                                [32]byte // ReplayContentHash: zero when nothing replays
 	maxTTL                             time.Duration
 	retention                          time.Duration
 	promoted                           [32]byte
+	stamp                              cursorStamp
 	runNowNs                           int64
 	untilNs                            int64
 	pageSize                           int
 	queueLimit                         int
 
+	// byID holds every shard of the pass, filled before any shard runs.
+	byID map[int]*shardRun
+
 	mu      sync.Mutex
 	actions []Action
 	notices []Notice
 	noticed map[string]bool
+	// seen holds the targets dispatched (or, in a dry run, listed) this
+	// pass, by any shard; under p.mu.
+	seen map[string]bool
+	// lookups is replay's cache of key reads, shared by every shard; under
+	// lookupsMu.
+	lookupsMu sync.Mutex
+	lookups   lookups
 }
 
 func newPass(cfg Config) *pass {
@@ -46,6 +57,9 @@ func newPass(cfg Config) *pass {
 		runNowNs:   cfg.RunNow.UnixNano(),
 		pageSize:   cfg.PageSize,
 		queueLimit: cfg.QueueLimit,
+		byID:       map[int]*shardRun{},
+		seen:       map[string]bool{},
+		lookups:    lookups{},
 	}
 	// The meta-log is read only up to the server's own clock: a cursor
 	// saved past it would claim events the filer has not written yet.
@@ -58,6 +72,7 @@ func newPass(cfg Config) *pass {
 		p.retention = p.maxTTL
 	}
 	p.promoted = engine.PromotedHash(p.snap, p.retention)
+	p.stamp = newCursorStamp(cfg.Store, p.snap, cfg.MetaLogRetention, p.rsh, p.promoted)
 	p.replayView, p.walkView = p.snap.RulesForShard(0, p.retention)
 	p.recoveryView = engine.RecoveryView(p.snap)
 	if p.pageSize <= 0 {
@@ -77,8 +92,7 @@ type shardRun struct {
 	loadErr   error
 	queue     *shardQueue
 	res       ShardResult
-	seen      map[string]bool // targets dispatched (or, in a dry run, listed) this pass
-	walkPlan  string          // walkRecovery, walkSteadyState, walkEmptyReplay or ""
+	walkPlan  string // walkRecovery, walkSteadyState, walkEmptyReplay or ""
 	walk      *walkGroup
 	// coldKeys, on a cold start, holds the keys where the recovery walk
 	// found a replay match not yet due; nil when not tracked (see
@@ -101,15 +115,16 @@ func (p *pass) drains(s *shardRun) bool {
 }
 
 func (p *pass) mustRecover(s *shardRun) bool {
-	return s.found && (s.persisted.RuleSetHash != p.rsh || s.persisted.PromotedHash != p.promoted)
+	return s.found && p.stamp.changed(s.persisted) != ""
 }
 
 func (p *pass) floorNs() int64 { return p.runNowNs - int64(p.maxTTL) }
 
 func (p *pass) prepareShard(ctx context.Context, id int) *shardRun {
-	s := &shardRun{id: id, seen: map[string]bool{}, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[string]int64{}}}
+	s := &shardRun{id: id, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[string]int64{}}}
 	s.persisted, s.found, s.loadErr = LoadCursor(ctx, p.cfg.Store, id)
 	s.res.Cursor = s.persisted
+	p.byID[id] = s
 	return s
 }
 
@@ -159,7 +174,7 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 			}
 			lastWalked = p.runNowNs
 		}
-		p.save(s, Cursor{TsNs: 0, RuleSetHash: p.rsh, PromotedHash: p.promoted, LastWalkedNs: lastWalked})
+		p.save(s, p.stamp.cursor(0, lastWalked))
 		return
 	}
 
@@ -174,7 +189,7 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 		}
 		lastWalked = p.runNowNs
 		if s.found { // rule edit or partition flip: rewind and stop
-			p.save(s, Cursor{TsNs: p.floorNs(), RuleSetHash: p.rsh, PromotedHash: p.promoted, LastWalkedNs: lastWalked})
+			p.save(s, p.stamp.cursor(p.floorNs(), lastWalked))
 			return
 		}
 	case walkSteadyState:
@@ -195,17 +210,21 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	if err != nil {
 		p.halt(s, err)
 	}
-	p.save(s, Cursor{TsNs: lastOK, RuleSetHash: p.rsh, PromotedHash: p.promoted, LastWalkedNs: lastWalked})
+	p.save(s, p.stamp.cursor(lastOK, lastWalked))
 }
 
+// Recovery reasons (ShardResult.Recovery).
+const (
+	recoveryColdStart     = "cold_start"
+	recoveryRuleEdit      = "rule_edit"
+	recoveryPartitionFlip = "partition_flip"
+)
+
 func (p *pass) recoveryReason(s *shardRun) string {
-	switch {
-	case !s.found:
-		return "cold_start"
-	case s.persisted.RuleSetHash != p.rsh:
-		return "rule_edit"
+	if !s.found {
+		return recoveryColdStart
 	}
-	return "partition_flip"
+	return p.stamp.changed(s.persisted)
 }
 
 // halt records why a shard stopped: cancelled when the pass context ended,

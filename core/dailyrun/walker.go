@@ -308,6 +308,26 @@ func (p *pass) trackColdKeys(s *shardRun) {
 	}
 }
 
+// settledByColdWalk reports whether the cold-start recovery walk of the
+// shard owning bucket/key (by key, as walks shard) finished without error
+// this pass, so dispatched every due match on the key, and left no replay
+// match pending on it: replaying the key's events can find nothing more.
+// The shard replaying an event is the owner unless the store shards events
+// by path (see EventShard); another shard relies on the owner's walk only
+// once it has finished, and otherwise looks the key up.
+func (p *pass) settledByColdWalk(bucket, key string) bool {
+	o := p.byID[lifecycle.ShardID(bucket, key)]
+	if o == nil || o.walk == nil {
+		return false
+	}
+	select {
+	case <-o.walk.done:
+	default:
+		return false
+	}
+	return o.walk.errs[o.id] == nil && o.coldKeys != nil && !o.coldKeys[lookupKey(bucket, key)]
+}
+
 // noteColdKey records obj's key when a replay action matches one of its
 // versions but is not due yet.
 func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts []*engine.CompiledAction) {

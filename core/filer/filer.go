@@ -196,6 +196,13 @@ type Event struct {
 	Key       string
 	VersionID string // version events
 	UploadID  string // upload events
+	// Path is the bucket-relative path of the filer entry the event
+	// changed when that is not Key: on SeaweedFS a version file
+	// "<key>.versions/v_<id>", a ".versions" directory, an upload
+	// directory ".uploads/<id>". Replay shards an event by Path when it is
+	// set, as SeaweedFS's own worker does (weed/s3api/s3lifecycle/reader/
+	// reader.go), so one shard's cursor names the same events for both.
+	Path string
 }
 
 // ErrNotFound is returned by ReadFile when the path does not exist.
