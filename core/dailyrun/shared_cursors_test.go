@@ -340,3 +340,43 @@ func TestTargetDispatchedOncePerPass(t *testing.T) {
 		t.Fatalf("scanned %d events; actions %+v, want one DRY_RUN of v1", scanned, res.Actions)
 	}
 }
+
+// Sharded by path, one key's events reach several shards; the pass still
+// reads the key once (the lookup cache is the pass's, not a shard's).
+func TestPathShardedKeyIsLookedUpOnce(t *testing.T) {
+	st := newSharedStore()
+	st.addBucket("logs", filer.VersioningEnabled)
+	start := ts("2026-11-20T00:00:00Z")
+	for i, v := range []string{"v1", "v2", "v3"} {
+		st.put("logs", "k", v, start.Add(time.Duration(i)*time.Hour), 1)
+	}
+	shards := map[int]bool{}
+	for i := range st.events {
+		ev := &st.events[i]
+		ev.Path = "k.versions/v_" + ev.VersionID
+		if ev.Type == filer.EventDemote {
+			ev.Path = "k.versions"
+		}
+		shards[EventShard(*ev)] = true
+	}
+	if len(shards) < 2 {
+		t.Fatalf("the key's events land in %d shard(s); the test needs several", len(shards))
+	}
+	snap := snapshotOf("logs", filer.VersioningEnabled, expireDays("e", 30),
+		lifecycle.Rule{ID: "nc", Enabled: true, NoncurrentDays: 30})
+	runStore(t, st, snap, start.Add(-time.Hour), nil) // cold start before the events
+	st.lookups = 0
+	res := runStore(t, st, snap, ts("2026-11-25T00:00:00Z"), nil)
+	scanned, pending := int64(0), int64(0)
+	for _, s := range res.Shards {
+		scanned, pending = scanned+s.EventsScanned, pending+s.Pending
+	}
+	// Puts of v1 and v2 match nothing (no longer latest); put v3 and the
+	// demotions of v1 and v2 are pending.
+	if scanned != 5 || pending != 3 {
+		t.Fatalf("scanned %d pending %d, want 5 events, 3 pending", scanned, pending)
+	}
+	if st.lookups != 1 {
+		t.Fatalf("%d lookups of one key over %d shards, want 1", st.lookups, len(shards))
+	}
+}
