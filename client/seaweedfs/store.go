@@ -3,8 +3,10 @@
 // lookup, meta-log subscription, state files) and the S3 gateway's
 // lifecycle service (SeaweedS3LifecycleInternal.LifecycleDelete). It is the
 // only ilmctl package importing SeaweedFS's generated protobuf packages, and
-// it reads SeaweedFS's S3 layout exactly as the pinned SeaweedFS version
-// writes it (see layout.go for every key and its source file).
+// its lifecycle engine (for the cursor hashes SeaweedFS's own worker
+// compares, shared_cursors.go); it reads SeaweedFS's S3 layout exactly as
+// the pinned SeaweedFS version writes it (see layout.go for every key and
+// its source file).
 package seaweedfs
 
 import (
