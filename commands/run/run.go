@@ -28,6 +28,7 @@ type options struct {
 	walkerInterval   time.Duration
 	metaLogRetention time.Duration
 	dueRounding      string
+	expiredMarkers   string
 	dryRun           bool
 	now              string
 	output           func() (render.Format, error)
@@ -74,6 +75,20 @@ Due times follow AWS: Days are counted from creation (or from when a version
 became noncurrent, or from upload initiation) and rounded up to the next
 midnight UTC; --due-rounding exact uses SeaweedFS's unrounded time.
 
+Only deletion actions run. Transition and NoncurrentVersionTransition are
+validated as S3 validates them and reported, never executed: one notice per
+action per pass (JSON notices[] of kind transition_not_executed with rule_id
+and action; one stderr line per bucket). A rule of transitions alone is
+valid and deletes nothing. A bucket whose lifecycle XML is rejected gets no
+action at all: it is listed in bucket_errors, counts in errors= and makes
+the pass exit 4.
+
+Expiration Days also removes an expired object delete marker (a delete
+marker that is its key's only version) once Days old, counted from the
+marker's own mtime, as S3, MinIO and RustFS do. SeaweedFS's own worker keeps
+such markers: --expired-marker-days keep does the same, for side-by-side
+comparisons.
+
 A shard whose delete ends RETRY_LATER, BLOCKED, STUCK (refused although the
 target is unchanged and still due) or in a transport error (after 3 attempts)
 halts with its cursor at the last fully processed event; the next pass
@@ -94,7 +109,8 @@ when it is over, whatever its outcome (README, Metrics).
 
 Exit codes: 0 pass ok; 1 error (bad filer, unreadable config); 2 bad flags,
 or --now ahead of the filer's clock; 3 pass incomplete (a shard halted,
-errored or was cancelled; cursors saved).`,
+errored or was cancelled; cursors saved); 4 pass ok but a bucket's lifecycle
+configuration was rejected (the bucket got no action). 3 wins over 4.`,
 		Example: `  # One pass, capped at an hour, against the embedded filer in ./ilmctl-data
   ilmctl run -runtime 60m
 
@@ -108,15 +124,15 @@ errored or was cancelled; cursors saved).`,
   # Machine-readable report
   ilmctl run -o json | jq '.actions[] | select(.outcome=="DONE")'
 
+  # A stream for passes with millions of actions: every one not DONE
+  ilmctl run -o jsonl | jq -c 'select(.type=="action" and .outcome!="DONE")'
+
   # From cron: metrics for node_exporter's textfile collector (written
   # atomically, mode 0644), no progress line even when run by hand
   ilmctl run --quiet --metrics-textfile /var/lib/node_exporter/textfile/ilmctl.prom
 
   # Metrics to a Prometheus Pushgateway, as job ilmctl_run, instance lifecycle-a
   ilmctl run --pushgateway http://pushgateway:9091 --pushgateway-instance lifecycle-a
-
-  # A stream for passes with millions of actions: every one not DONE
-  ilmctl run -o jsonl | jq -c 'select(.type=="action" and .outcome!="DONE")'
 
   # A live SeaweedFS filer (gRPC at port+10000; S3 gRPC for deletes)
   ilmctl run --filer seaweedfs://127.0.0.1:8888 --s3-grpc 127.0.0.1:18333
@@ -141,6 +157,7 @@ errored or was cancelled; cursors saved).`,
 	f.DurationVar(&o.walkerInterval, "walker-interval", 0, "minimum time between steady-state walks per shard; 0 = every pass")
 	f.DurationVar(&o.metaLogRetention, "meta-log-retention", 0, "how far back the filer's meta-log reaches; rules with longer TTLs are walked; 0 = unbounded")
 	f.StringVar(&o.dueRounding, "due-rounding", "aws", "due time rounding: aws (next midnight UTC) or exact (SeaweedFS)")
+	f.StringVar(&o.expiredMarkers, "expired-marker-days", "aws", "Expiration Days on a delete marker that is its key's only version: aws (remove it once Days old, as S3, MinIO, RustFS) or keep (as SeaweedFS's worker)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "list every action that would be dispatched; delete nothing, move no cursor")
 	f.StringVar(&o.now, "now", "", "pass clock as RFC3339 (default: the current time), e.g. 2027-01-01T00:00:00Z")
 	f.StringVar(&o.s3GRPC, "s3-grpc", "", "seaweedfs:// only: SeaweedFS S3 gRPC address for LifecycleDelete (default: the filer host, port 18333)")
@@ -179,6 +196,10 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return cmdutil.Usage("--due-rounding: %v", err)
 	}
+	markers, err := lifecycle.ParseExpiredMarkerDays(o.expiredMarkers)
+	if err != nil {
+		return cmdutil.Usage("--expired-marker-days: %v", err)
+	}
 	fl, err := client.Open(ctx, o.filer, client.Options{
 		Clock: passClock(o.now != "", runNow), MustExist: true, ReadOnly: o.dryRun,
 		S3PathStyle: o.s3.pathStyle, Region: o.s3.region, State: o.s3.state, S3GRPC: o.s3GRPC,
@@ -203,7 +224,8 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "ilmctl: bucket %s: lifecycle configuration rejected, no action taken on it: %s\n", be.Bucket, be.Error)
 	}
 	cfg.Store = fl
-	cfg.Snapshot = engine.Compile(buckets, rnd).Snapshot()
+	cfg.Snapshot = engine.CompileWith(buckets, engine.Options{Rounding: rnd, ExpiredMarkers: markers}).Snapshot()
+	cfg.RejectedBuckets = len(bucketErrs)
 	cfg.RunNow = runNow
 	cfg.Clock = time.Now
 
@@ -217,10 +239,11 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	res.AddNotices(dailyrun.TransitionNotices(buckets)...)
 	rep := render.NewRunReport(res, bucketErrs)
 	metricsErr := obs.write(ctx, res, rep)
-	for _, n := range res.Notices {
-		fmt.Fprintf(stderr, "ilmctl: notice: %s %s/%s: no action taken: %s\n", n.Kind, n.Bucket, n.Key, n.Reason)
+	for _, line := range render.NoticeLines(rep.Notices) {
+		fmt.Fprintln(stderr, line)
 	}
 	fmt.Fprintln(stderr, res.Heartbeat())
 	if err := writeReport(stdout, format, rep, stream); err != nil {
@@ -229,10 +252,27 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err := metricsError(metricsErr, res, rep, stderr); err != nil {
 		return err
 	}
+	// An unfinished pass (3) outranks a rejected configuration (4): the
+	// pass itself needs a rerun, and the rejection is still reported in
+	// bucket_errors, errors= and on stderr.
 	if res.Status() != dailyrun.StatusOK {
 		return cmdutil.Incomplete(incomplete(res))
 	}
+	if len(bucketErrs) > 0 {
+		return cmdutil.Rejected(rejected(bucketErrs))
+	}
 	return nil
+}
+
+// rejected says which buckets got no action because their lifecycle
+// configuration was rejected.
+func rejected(bucketErrs []render.BucketError) error {
+	names := make([]string, len(bucketErrs))
+	for i, be := range bucketErrs {
+		names[i] = be.Bucket
+	}
+	return fmt.Errorf("pass ok, but %d bucket(s) got no lifecycle action because their configuration was rejected: %s; fix the XML (see the messages above) and put it again",
+		len(bucketErrs), strings.Join(names, ", "))
 }
 
 // maxClockSkew is how far a real pass's clock may run ahead of the
@@ -278,7 +318,7 @@ func incomplete(res *dailyrun.Result) error {
 	case saved == 0:
 		cursors = "no cursor saved; the next pass starts from the previous cursors"
 	}
-	return fmt.Errorf("pass %s: %d of %d shards did not finish; %s", res.Status(), res.Errors(), len(res.Shards), cursors)
+	return fmt.Errorf("pass %s: %d of %d shards did not finish; %s", res.Status(), res.ShardErrors(), len(res.Shards), cursors)
 }
 
 func (o *options) config() (dailyrun.Config, error) {

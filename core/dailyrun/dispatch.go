@@ -221,7 +221,7 @@ func (p *pass) applies(act *engine.CompiledAction, kind lifecycle.ActionKind) fu
 		if act == nil || obj == nil {
 			return false
 		}
-		m, ok := lifecycle.EvaluateVersion(act.Rule, act.Key.Kind, obj, idx, p.snap.Rounding)
+		m, ok := p.snap.EvaluateVersion(act, obj, idx)
 		return ok && m.Kind == kind && m.IsDue(p.cfg.RunNow)
 	}
 }

@@ -78,10 +78,15 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 }
 
 // triggers lists the replay kinds each event type can trigger (design 000
-// § Action kinds): ExpirationDays on a latest-version PUT, NoncurrentDays on
-// a demotion, AbortMPU on an upload's initiation.
+// § Action kinds): ExpirationDays on a latest-version PUT (a delete
+// marker's too: a lone one is an expired object delete marker),
+// NoncurrentDays on a demotion, AbortMPU on an upload's initiation. A
+// removal triggers ExpirationDays on the key's lone delete marker only: the
+// removal of the last version beneath a marker is what makes it an expired
+// object delete marker, long after the marker's own PUT was replayed.
 var triggers = map[filer.EventType]lifecycle.ActionKind{
 	filer.EventPut:     lifecycle.ExpirationDays,
+	filer.EventRemove:  lifecycle.ExpirationDays,
 	filer.EventDemote:  lifecycle.NoncurrentDays,
 	filer.EventMPUInit: lifecycle.AbortMPU,
 }
@@ -149,8 +154,8 @@ func lookupKey(bucket, key string) string { return bucket + "\x00" + key }
 func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapshot, ev filer.Event) *replayStep {
 	st := &replayStep{ev: ev}
 	kind, ok := triggers[ev.Type]
-	if !ok {
-		return st
+	if !ok || ev.Type == filer.EventRemove && p.snap.ExpiredMarkers == lifecycle.ExpiredMarkersKeep {
+		return st // a removal matters only to expired object delete markers
 	}
 	st.kind = kind
 	for _, a := range view.BucketActions(ev.Bucket) {
@@ -213,10 +218,13 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (p
 		return false, nil
 	}
 	idx := versionIndex(&l.obj, st.ev.VersionID)
+	if st.ev.Type == filer.EventRemove {
+		idx = loneDeleteMarker(&l.obj)
+	}
 	if idx < 0 {
 		return false, nil
 	}
-	best, act, found := bestVersionMatch(st.acts, &l.obj, idx, p.snap.Rounding)
+	best, act, found := bestVersionMatch(p.snap, st.acts, &l.obj, idx)
 	if !found {
 		return false, nil
 	}
@@ -236,17 +244,27 @@ func versionIndex(obj *filer.Object, versionID string) int {
 	return -1
 }
 
-// bestVersionMatch is the earliest-due match of acts on obj.Versions[idx]
-// and the compiled action (rule and kind) that made it: a delete wins over nothing and the earliest
-// due delete applies.
-func bestVersionMatch(acts []*engine.CompiledAction, obj *filer.Object, idx int, rnd lifecycle.Rounding) (lifecycle.Match, *engine.CompiledAction, bool) {
+// loneDeleteMarker is 0 when obj's only version is a delete marker, else
+// -1.
+func loneDeleteMarker(obj *filer.Object) int {
+	if len(obj.Versions) == 1 && obj.Versions[0].DeleteMarker {
+		return 0
+	}
+	return -1
+}
+
+// bestVersionMatch is the earliest-due match of acts on obj.Versions[idx],
+// evaluated under snap's semantics, and the compiled action (rule and kind)
+// that made it: a delete wins over nothing and the earliest due delete
+// applies.
+func bestVersionMatch(snap *engine.Snapshot, acts []*engine.CompiledAction, obj *filer.Object, idx int) (lifecycle.Match, *engine.CompiledAction, bool) {
 	var best lifecycle.Match
 	var act *engine.CompiledAction
 	for _, a := range acts {
 		if !a.IsActive() || a.Key.Kind == lifecycle.AbortMPU {
 			continue
 		}
-		m, ok := lifecycle.EvaluateVersion(a.Rule, a.Key.Kind, obj, idx, rnd)
+		m, ok := snap.EvaluateVersion(a, obj, idx)
 		if ok && (act == nil || m.Earlier(best)) {
 			best, act = m, a
 		}

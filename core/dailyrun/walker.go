@@ -274,7 +274,7 @@ func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, act
 			}
 			p.noteColdKey(s, bucket, obj, acts)
 			for idx := range obj.Versions {
-				m, act, ok := bestVersionMatch(acts, obj, idx, p.snap.Rounding)
+				m, act, ok := bestVersionMatch(p.snap, acts, obj, idx)
 				if !ok || !m.IsDue(p.cfg.RunNow) {
 					continue
 				}
@@ -339,7 +339,7 @@ func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts [
 			if !a.Key.Kind.ReplayEligible() {
 				continue
 			}
-			if m, ok := lifecycle.EvaluateVersion(a.Rule, a.Key.Kind, obj, idx, p.snap.Rounding); ok && !m.IsDue(p.cfg.RunNow) {
+			if m, ok := p.snap.EvaluateVersion(a, obj, idx); ok && !m.IsDue(p.cfg.RunNow) {
 				if len(s.coldKeys) >= maxColdKeys {
 					s.coldKeys = nil // too many to remember: look every key up
 					return
