@@ -239,7 +239,8 @@ func TestBucketListingFailureStaysInBucket(t *testing.T) {
 }
 
 // A cursor never runs ahead of the filer: with the pass clock three days
-// after the server's, the meta-log is read only to the server's time and
+// after the server's, the meta-log is read only to just before the
+// server's time and
 // no cursor is saved past it; an object written after that is replayed
 // and expired by a later pass. Without a server clock (the embedded
 // filer), a quiet shard's cursor moves to the pass clock as before.
@@ -249,7 +250,7 @@ func TestCursorNeverPastServerClock(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		serverNow time.Time
-		wantUntil time.Time
+		wantUntil time.Time // the subscription ends 1ns before it
 	}{
 		{"server clock", serverNow, serverNow},
 		{"pass clock only", time.Time{}, runNow},
@@ -260,7 +261,7 @@ func TestCursorNeverPastServerClock(t *testing.T) {
 			st.put("b", "old", "null", serverNow.Add(-day), 1)
 			snap := snapshotOf("b", filer.VersioningOff, expireDays("r30", 30))
 			res := runPass(t, context.Background(), st, snap, runNow, func(c *Config) { c.ServerNow = tc.serverNow })
-			if got := st.subscribed[0][1]; got != tc.wantUntil.UnixNano() {
+			if got := st.subscribed[0][1]; got != tc.wantUntil.UnixNano()-1 {
 				t.Errorf("subscribed until %v, want %v", time.Unix(0, got).UTC(), tc.wantUntil)
 			}
 			for _, s := range res.Shards {
@@ -451,5 +452,29 @@ func TestAppliesPredicates(t *testing.T) {
 				t.Errorf("applies = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// What a pass writes itself (a delete marker, stamped at the pass clock
+// by the embedded filer) is never under the cursor it saves: the next pass
+// replays it. The subscription ends strictly before the pass clock.
+func TestOwnWritesAtThePassClockAreReplayedNextPass(t *testing.T) {
+	st := newFakeStore()
+	st.addBucket("b", filer.VersioningOff)
+	now := ts("2026-11-30T12:00:00Z")
+	snap := snapshotOf("b", filer.VersioningOff, expireDays("r1", 1))
+	res := runPass(t, context.Background(), st, snap, now, nil)
+	st.put("b", "marker-like", "null", now, 1) // written at exactly the pass clock
+	for _, s := range res.Shards {
+		if s.Cursor.TsNs >= now.UnixNano() {
+			t.Fatalf("shard %d cursor %v is not before the pass clock", s.Shard, time.Unix(0, s.Cursor.TsNs).UTC())
+		}
+	}
+	res = runPass(t, context.Background(), st, snap, now.Add(3*day), nil)
+	if got := st.remaining(); len(got) != 0 {
+		t.Errorf("remaining %v: an event stamped at the previous pass clock was never replayed", got)
+	}
+	if shardOf(res, lifecycle.ShardID("b", "marker-like")).EventsScanned != 1 {
+		t.Errorf("events scanned %d, want 1", shardOf(res, lifecycle.ShardID("b", "marker-like")).EventsScanned)
 	}
 }

@@ -91,8 +91,8 @@ func TestRunColdStart(t *testing.T) {
 			}
 			continue
 		}
-		if s.Cursor.TsNs != now.UnixNano() {
-			t.Errorf("shard %d cursor = %v, want runNow", s.Shard, time.Unix(0, s.Cursor.TsNs).UTC())
+		if s.Cursor.TsNs != now.UnixNano()-1 {
+			t.Errorf("shard %d cursor = %v, want just before runNow", s.Shard, time.Unix(0, s.Cursor.TsNs).UTC())
 		}
 	}
 	if len(res.Actions) != 1 || res.Actions[0].Source != "walker" || res.Actions[0].Outcome != "DONE" {

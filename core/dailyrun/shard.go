@@ -61,11 +61,16 @@ func newPass(cfg Config) *pass {
 		seen:       map[string]bool{},
 		lookups:    lookups{},
 	}
-	// The meta-log is read only up to the server's own clock: a cursor
-	// saved past it would claim events the filer has not written yet.
-	p.untilNs = p.runNowNs
+	// The meta-log is read only to just before the pass clock (or the
+	// server's own clock, when earlier): a cursor saved past it would
+	// claim events the filer has not written yet. Strictly before,
+	// because what the pass itself writes (delete markers, demotions) is
+	// stamped at that clock or later (the embedded filer's clock is the
+	// pass clock), after the stream may have ended: such an event belongs
+	// to the next pass, never under a cursor that did not see it.
+	p.untilNs = p.runNowNs - 1
 	if !cfg.ServerNow.IsZero() {
-		p.untilNs = min(p.untilNs, cfg.ServerNow.UnixNano())
+		p.untilNs = min(p.untilNs, cfg.ServerNow.UnixNano()-1)
 	}
 	p.retention = cfg.MetaLogRetention
 	if p.retention == 0 {

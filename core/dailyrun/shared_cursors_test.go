@@ -256,8 +256,8 @@ func TestPendingHoldsThePathShard(t *testing.T) {
 	if s := shardOf(res, pathShard); s.Pending != 1 || s.Cursor.TsNs >= at.UnixNano() {
 		t.Errorf("path shard %d: pending %d cursor %v, want held before %v", pathShard, s.Pending, time.Unix(0, s.Cursor.TsNs).UTC(), at)
 	}
-	if s := shardOf(res, keyShard); s.Pending != 0 || s.Cursor.TsNs != now.UnixNano() {
-		t.Errorf("key shard %d: pending %d cursor %v, want runNow", keyShard, s.Pending, time.Unix(0, s.Cursor.TsNs).UTC())
+	if s := shardOf(res, keyShard); s.Pending != 0 || s.Cursor.TsNs != now.UnixNano()-1 {
+		t.Errorf("key shard %d: pending %d cursor %v, want just before runNow", keyShard, s.Pending, time.Unix(0, s.Cursor.TsNs).UTC())
 	}
 }
 
