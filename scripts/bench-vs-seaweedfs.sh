@@ -15,7 +15,11 @@
 # 4. Times one pass of each, alone on the machine (the other server is
 #    stopped while one is measured; both restarted the same way):
 #      A: weed shell  s3.lifecycle.run-shard -shards 0-15 -events 0
-#      B: ilmctl run  --due-rounding exact
+#      B: ilmctl run  --due-rounding exact --expired-marker-days keep
+#    The two flags are SeaweedFS's semantics where ilmctl follows AWS by
+#    default: unrounded due times, and Expiration Days keeping expired
+#    object delete markers (SeaweedFS's worker never removes them, S3 does),
+#    so what both leave must match exactly.
 # 5. Lists both again and fails loudly if what they left differs; prints
 #    both pass times and ilmctl/SeaweedFS (goal: <= 0.8).
 #
@@ -147,7 +151,7 @@ log "A: SeaweedFS pass took ${SW_SECS}s"
 srv a stop
 
 srv b start
-ILM_ARGS=(--filer "seaweedfs://127.0.0.1:$B_FILER" --s3-grpc "127.0.0.1:$((B_S3 + 10000))" --due-rounding exact --runtime 60m -o json)
+ILM_ARGS=(--filer "seaweedfs://127.0.0.1:$B_FILER" --s3-grpc "127.0.0.1:$((B_S3 + 10000))" --due-rounding exact --expired-marker-days keep --runtime 60m -o json)
 log "B: ilmctl run ${ILM_ARGS[*]}"
 t0=$(now)
 if [ "$PROFILE" = 1 ]; then
@@ -188,6 +192,6 @@ dataset:   $n versions, delete markers and uploads in 8 buckets
 result:    $REMOVED removed, $ADDED delete markers added, $LEFT left — identical on both servers
 machine:   $(nproc) cores, $(uname -m)
 seaweedfs: ${SW_SECS}s  (weed shell s3.lifecycle.run-shard -shards 0-15 -events 0)
-ilmctl:    ${ILM_SECS}s  (ilmctl run --due-rounding exact)
+ilmctl:    ${ILM_SECS}s  (ilmctl run --due-rounding exact --expired-marker-days keep)
 ratio:     ${RATIO}  (ilmctl / seaweedfs; goal <= 0.80)
 EOF
