@@ -203,3 +203,17 @@ func (s *Store) RawVersion(ctx context.Context, bucket, key, versionID string) (
 	}
 	return versionFromEntry(e, versionID)
 }
+
+// DeleteBucketDir removes a bucket's directory and everything in it
+// through the filer, the way `weed shell s3.bucket.delete` does, whatever
+// versions, delete markers or retention it holds. For test servers only:
+// a lifecycle pass covers every bucket on its filer, so a test that
+// reasons about what a pass does first clears what earlier tests left.
+func (s *Store) DeleteBucketDir(ctx context.Context, bucket string) error {
+	if _, err := s.fc.DeleteEntry(ctx, &filer_pb.DeleteEntryRequest{
+		Directory: s.bucketsPath, Name: bucket, IsDeleteData: true, IsRecursive: true, IgnoreRecursiveError: true,
+	}); err != nil {
+		return fmt.Errorf("delete %s/%s: %w", s.bucketsPath, bucket, err)
+	}
+	return nil
+}

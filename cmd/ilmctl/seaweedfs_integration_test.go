@@ -76,6 +76,10 @@ func TestSeaweedFSKilledMidPass(t *testing.T) {
 			itest.EnvFiler, ft.Filer, err, out)
 	}
 	st := itest.OpenFiler(t, ft)
+	// The split below holds only if this bucket is the server's only work:
+	// a bucket an earlier test left with a delete marker not yet due
+	// freezes the cursor of an "idle" shard, which then never moves.
+	itest.PurgeBuckets(t, st)
 	b := s3c.CreateBucket(t, "killed")
 	// Registered after the bucket's cleanup, so it runs first: the bucket
 	// is removed through a running server even when the test stops early.

@@ -200,3 +200,21 @@ func WaitMetaLogPersisted(t testing.TB, st *seaweedfs.Store, since time.Time) {
 		time.Sleep(time.Second) // polling an external server's once-a-minute flush
 	}
 }
+
+// PurgeBuckets removes every bucket on the filer through the filer itself
+// (seaweedfs.Store.DeleteBucketDir), whatever it holds. A lifecycle pass
+// covers every bucket on its server, so a test that reasons about what
+// each shard of a pass does starts from an empty server rather than from
+// whatever earlier tests (or packages) could not remove through S3.
+func PurgeBuckets(t testing.TB, st *seaweedfs.Store) {
+	t.Helper()
+	bs, err := st.ListBuckets(ctx(t))
+	if err != nil {
+		t.Fatalf("list buckets to purge: %v", err)
+	}
+	for _, b := range bs {
+		if err := st.DeleteBucketDir(ctx(t), b.Name); err != nil {
+			t.Fatalf("purge bucket %s: %v", b.Name, err)
+		}
+	}
+}
