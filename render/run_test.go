@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,30 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
+	goldenfile "github.com/ilmctl/ilmctl/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.txt from the current output")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./render -run %s -update)", err, t.Name())
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got; go test ./render -run %s -update rewrites it):\n%s", path, t.Name(), diff)
-	}
-}
 
 func secs(s float64) *float64 { return &s }
 
@@ -187,4 +162,9 @@ func TestActionStreamWriteError(t *testing.T) {
 	if strings.Count(w.buf.String(), "\n") != 1 {
 		t.Errorf("written: %q", w.buf.String())
 	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	goldenfile.Check(t, name, got, "")
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,49 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	goldenfile "github.com/ilmctl/ilmctl/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the current output")
-
-// maxWidth is the terminal width the default tables must fit.
-const maxWidth = 120
-
-// demoNow is the Makefile's DEMO_NOW: the demo's first pass.
-const demoNow = "2026-11-30T00:00:00Z"
-
-// loadDemo loads testdata/demo/fixture.json, as make demo does, into a
-// fresh embedded filer.
-func loadDemo(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "filer")
-	if _, stderr, code := execute(t, "filer", "load", "../../testdata/demo/fixture.json", "--filer", dir); code != 0 {
-		t.Fatalf("filer load: %s", stderr)
-	}
-	return dir
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/ilmctl -run %s -update)", err, t.Name())
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got). A change to what the demo's passes do (lifecycle semantics, testdata/demo/fixture.json) shows here too: "+
-			"if the new output is right, go test ./cmd/ilmctl -run %s -update rewrites it.\n%s", path, t.Name(), diff)
-	}
-}
 
 // fits fails for every line of out wider than maxWidth, or ending in a
 // blank.
@@ -309,4 +266,26 @@ func TestOutputFormats(t *testing.T) {
 			t.Errorf("%v: exit %d stderr %q, want one-line usage error with %q", tc.args, code, stderr, tc.msg)
 		}
 	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	goldenfile.Check(t, name, got, "A change to what the demo's passes do (lifecycle semantics, testdata/demo/fixture.json) shows here too. ")
+}
+
+// maxWidth is the terminal width the default tables must fit.
+const maxWidth = 120
+
+// demoNow is the Makefile's DEMO_NOW: the demo's first pass.
+const demoNow = "2026-11-30T00:00:00Z"
+
+// loadDemo loads testdata/demo/fixture.json, as make demo does, into a
+// fresh embedded filer.
+func loadDemo(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "filer")
+	if _, stderr, code := execute(t, "filer", "load", "../../testdata/demo/fixture.json", "--filer", dir); code != 0 {
+		t.Fatalf("filer load: %s", stderr)
+	}
+	return dir
 }

@@ -2,7 +2,6 @@ package journal
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -17,30 +16,8 @@ import (
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	corejournal "github.com/ilmctl/ilmctl/core/journal"
 	"github.com/ilmctl/ilmctl/core/metastore"
+	goldenfile "github.com/ilmctl/ilmctl/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.txt from the current output")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./commands/journal -run %s -update)", err, t.Name())
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got; go test ./commands/journal -run %s -update rewrites it):\n%s", path, t.Name(), diff)
-	}
-}
 
 var pools = []string{"--meta", "../../testdata/ilm/pool-a", "--meta", "../../testdata/ilm/pool-b", "--now", "2025-06-15T15:06:40Z"}
 
@@ -216,4 +193,9 @@ func TestResolveIDAmbiguous(t *testing.T) {
 	if _, err := resolveID(recs, "ffffffffffff"); !errors.Is(err, metastore.ErrNotFound) {
 		t.Fatalf("unknown ID: %v", err)
 	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	goldenfile.Check(t, name, got, "")
 }
