@@ -3,15 +3,14 @@
 package s3
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"testing"
+
+	"github.com/ilmctl/ilmctl/internal/atomicfile/atomicfiletest"
 )
 
 const cursorPath = "/etc/s3/lifecycle/daily-cursors/shard-00.json"
@@ -94,38 +93,7 @@ func TestDirStateNeverPartial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := bytes.Repeat([]byte("a"), 64<<10)
-	b := bytes.Repeat([]byte("b"), 192<<10)
-	if err := st.write(ctx, cursorPath, a); err != nil {
-		t.Fatal(err)
-	}
-	var done atomic.Bool
-	bad := make(chan string, 1)
-	go func() {
-		defer close(bad)
-		for !done.Load() {
-			got, err := st.read(ctx, cursorPath)
-			if err != nil {
-				bad <- err.Error()
-				return
-			}
-			if !bytes.Equal(got, a) && !bytes.Equal(got, b) {
-				bad <- fmt.Sprintf("a partial cursor of %d bytes", len(got))
-				return
-			}
-		}
-	}()
-	for i := range 200 {
-		data := a
-		if i%2 == 0 {
-			data = b
-		}
-		if err := st.write(ctx, cursorPath, data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	done.Store(true)
-	if msg, ok := <-bad; ok {
-		t.Fatalf("reader saw %s", msg)
-	}
+	atomicfiletest.NeverPartial(t,
+		func() ([]byte, error) { return st.read(ctx, cursorPath) },
+		func(data []byte) error { return st.write(ctx, cursorPath, data) })
 }

@@ -3,15 +3,14 @@
 package atomicfile
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"testing"
+
+	"github.com/ilmctl/ilmctl/internal/atomicfile/atomicfiletest"
 )
 
 func names(t *testing.T, dir string) []string {
@@ -103,40 +102,9 @@ func TestWriteFile(t *testing.T) {
 // one whole version or the other.
 func TestWriteFileNeverPartial(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cursor.json")
-	a := bytes.Repeat([]byte("a"), 64<<10)
-	b := bytes.Repeat([]byte("b"), 192<<10)
-	if err := WriteFile(path, a, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var done atomic.Bool
-	bad := make(chan string, 1)
-	go func() {
-		defer close(bad)
-		for !done.Load() {
-			got, err := os.ReadFile(path)
-			if err != nil {
-				bad <- err.Error()
-				return
-			}
-			if !bytes.Equal(got, a) && !bytes.Equal(got, b) {
-				bad <- fmt.Sprintf("a partial file of %d bytes", len(got))
-				return
-			}
-		}
-	}()
-	for i := range 200 {
-		data := a
-		if i%2 == 0 {
-			data = b
-		}
-		if err := WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	done.Store(true)
-	if msg, ok := <-bad; ok {
-		t.Fatalf("reader saw %s", msg)
-	}
+	atomicfiletest.NeverPartial(t,
+		func() ([]byte, error) { return os.ReadFile(path) },
+		func(data []byte) error { return WriteFile(path, data, 0o600) })
 }
 
 func TestMkdirAll(t *testing.T) {
