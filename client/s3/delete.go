@@ -15,7 +15,7 @@ import (
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
-// LifecycleDelete applies one lifecycle action over S3, per issue 3 § 3.
+// LifecycleDelete applies one lifecycle action over S3.
 // S3 checks nothing but If-Match on a delete, so every predicate the
 // action was chosen on is re-established from fresh reads first:
 //

@@ -1,6 +1,6 @@
 // Package s3 is the s3:// filer backend: a filer.Store over any
 // S3-compatible endpoint (AWS, SeaweedFS's S3 gateway, MinIO, Ceph RGW,
-// RustFS, versitygw) through aws-sdk-go-v2, per issue 3 § 3.
+// RustFS, versitygw) through aws-sdk-go-v2.
 //
 // S3 has no meta-log, so SubscribeMetadata delivers nothing and NoMetaLog
 // reports it: the run command then promotes every replay-eligible rule to

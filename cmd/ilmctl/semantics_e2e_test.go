@@ -14,7 +14,7 @@ import (
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 )
 
-// issue 8 § 1 ("Lifecycle semantics on real configurations"), end to end on
+// lifecycle semantics on real configurations, end to end on
 // the embedded filer.
 
 type noticeJSON struct {

@@ -152,7 +152,7 @@ func contents(t *testing.T, s3c *itest.S3, bucket string) []string {
 	return out
 }
 
-// TestTakeoverWithSeaweedFSWorker is issue 8 § 5: SeaweedFS's own worker
+// TestTakeoverWithSeaweedFSWorker: SeaweedFS's own worker
 // (weed shell s3.lifecycle.run-shard) and ilmctl take each other's cursors
 // over on unchanged rules as a plain replay, with no recovery walk, skip no
 // due delete, and leave what an uninterrupted SeaweedFS pass leaves; each

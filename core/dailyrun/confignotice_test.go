@@ -22,7 +22,7 @@ func TestTransitionNotices(t *testing.T) {
 				NoncurrentTransitions: []lifecycle.NoncurrentTransition{{NoncurrentDays: 30, NewerNoncurrentVersions: 2, StorageClass: "STANDARD_IA"}}},
 			{ID: "off", Transitions: []lifecycle.Transition{{Days: 1, StorageClass: "GLACIER"}}},
 		}},
-		// issue 8 § 1's configuration.
+		// a transition rule beside an expiration, as production configurations keep them.
 		{Name: "data", Rules: []lifecycle.Rule{
 			{ID: "tier", Enabled: true, Filter: lifecycle.Filter{Prefix: "archive/"}, Transitions: []lifecycle.Transition{{Days: 30, StorageClass: "GLACIER"}}},
 			{ID: "tmp", Enabled: true, Filter: lifecycle.Filter{Prefix: "tmp/"}, ExpirationDays: 1},

@@ -47,8 +47,9 @@ type Config struct {
 	Limiter *rate.Limiter
 	// OnLimiterWait, when set, is called with each wait on Limiter (one
 	// per LifecycleDelete attempt while Limiter is set, measured with
-	// Clock), so a caller can keep the distribution design 000
-	// § Observability exports; ShardResult.LimiterWait is only the sum.
+	// Clock), so a caller can keep the distribution README § Metrics
+	// exports (s3_lifecycle_dispatch_limiter_wait_seconds);
+	// ShardResult.LimiterWait is only the sum.
 	// Shards call it concurrently: it must be safe for concurrent use.
 	OnLimiterWait func(time.Duration)
 	// Progress, when set, receives the pass's live counters (see

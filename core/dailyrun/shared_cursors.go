@@ -65,8 +65,8 @@ func newCursorStamp(store filer.Store, snap *engine.Snapshot, metaLogRetention t
 
 // cursor is the cursor to save at tsNs: stamped with the shared worker's
 // hashes when it may take it over, else with the pass's own. A pass with
-// no replay-eligible rule of its own replays nothing (design 000: empty
-// replay) and saves TsNs 0, which claims no event; its zero hashes send a
+// no replay-eligible rule of its own replays nothing (the empty-replay
+// walk) and saves TsNs 0, which claims no event; its zero hashes send a
 // worker that replays rules ilmctl walks (NoncurrentDays with
 // NewerNoncurrentVersions) to its bounded recovery walk, not to reading
 // the whole meta-log from 0.

@@ -12,7 +12,7 @@ import (
 // marker's own mtime with the usual rounding; a marker with versions
 // beneath it, or one the filter cannot select, is not.
 func TestEvaluateExpirationDaysOnExpiredMarker(t *testing.T) {
-	// issue 8 § 1: Expiration Days 5, now 2026-06-15T12:00:00Z.
+	// Expiration Days 5, now 2026-06-15T12:00:00Z: old is due, young is not.
 	now := time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC)
 	days5 := Rule{ID: "exp5", Enabled: true, ExpirationDays: 5}
 	at := func(s string) time.Time {

@@ -58,7 +58,7 @@ var transitionInvalidCases = []invalidCase{
 
 var transitionValidCases = []validCase{
 	{
-		// issue 8 § 1's configuration: a transition-only rule beside an
+		// A production-shaped configuration: a transition-only rule beside an
 		// expiration; the transition rule compiles to no action.
 		name: "transition-only rule beside an expiration",
 		xml: fixtureDoc(`<ID>tier</ID><Status>Enabled</Status><Filter><Prefix>archive/</Prefix></Filter>`+transition(`<Days>30</Days><StorageClass>GLACIER</StorageClass>`),

@@ -1,6 +1,8 @@
 // Package metrics exports one `ilmctl run` pass as Prometheus metrics, with
-// the names of design 000 § Observability plus a few of ilmctl's own, to a
-// node_exporter textfile or a Pushgateway (README § Metrics lists them).
+// the names SeaweedFS's daily-run design gives them (its Observability
+// section, weed/s3api/s3lifecycle/DESIGN.md) plus a few of ilmctl's own,
+// to a node_exporter textfile or a Pushgateway (README § Metrics lists
+// them).
 //
 // A cron job's pass is over before anything could scrape it, so every
 // metric describes the last pass, and each write replaces the previous
