@@ -54,7 +54,7 @@ type runResult struct {
 	took           time.Duration
 }
 
-// TestSeaweedFSKilledMidPass is issue 3 § 4: the server killed mid-pass
+// TestSeaweedFSKilledMidPass: the server killed mid-pass
 // ends the pass with exit 3 and cursors saved where the filer still took
 // them; restarted, the next pass completes and leaves exactly the objects
 // that were not due.

@@ -40,7 +40,7 @@ type options struct {
 	ticker   func() (<-chan time.Time, func())
 }
 
-// s3Flags configure s3:// filers only (issue 3 § 3).
+// s3Flags configure s3:// filers only (README § Any S3 endpoint).
 type s3Flags struct {
 	pathStyle bool
 	region    string
