@@ -2,7 +2,7 @@
 // buckets, object versions, multipart uploads, the meta-log and small
 // state files (cursors). It holds types and interfaces only; concrete stores
 // live in client/ and are injected, so core/ never imports a store
-// (README § Layout: core/ never imports client/, commands/ or render/).
+// (README § Layout: core/ holds no CLI or network code).
 package filer
 
 import (
