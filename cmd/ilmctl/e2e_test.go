@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -134,20 +133,11 @@ func remaining(t *testing.T, dir string) []string {
 	return got
 }
 
+// loadFixture loads fixture (marshalled to JSON) into a fresh embedded
+// filer with ilmctl filer load and returns its directory.
 func loadFixture(t *testing.T, fixture any) string {
 	t.Helper()
-	data, err := json.Marshal(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "fixture.json")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "filer")
-	if _, stderr, code := execute(t, "filer", "load", path, "--filer", dir); code != 0 {
-		t.Fatalf("filer load: %s", stderr)
-	}
+	dir, _ := loadFixtureStderr(t, fixture)
 	return dir
 }
 

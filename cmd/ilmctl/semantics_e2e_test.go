@@ -218,7 +218,9 @@ func TestRejectedConfiguration(t *testing.T) {
 	}
 }
 
-// loadFixtureStderr is loadFixture returning filer load's stderr too.
+// loadFixtureStderr loads fixture (marshalled to JSON) into a fresh
+// embedded filer with ilmctl filer load and returns its directory and the
+// command's stderr (its warnings).
 func loadFixtureStderr(t *testing.T, fixture any) (dir, stderr string) {
 	t.Helper()
 	data, err := json.Marshal(fixture)
