@@ -25,7 +25,8 @@ Start with an embedded filer built from a fixture, then run one pass:
   ilmctl filer load testdata/demo/fixture.json --filer ./ilmctl-data
   ilmctl run -runtime 60m --filer ./ilmctl-data
 
-Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved).`,
+Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved),
+4 pass finished but a bucket's lifecycle configuration was rejected.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -57,7 +57,7 @@ func newCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run one lifecycle pass: replay the meta-log, walk, dispatch due deletes, save cursors",
-		Long: `Run one S3 lifecycle pass against a filer and exit (design 000, the daily run).
+		Long: `Run one S3 lifecycle pass against a filer and exit: the daily run.
 
 The pass replays the filer's meta-log from each shard's saved cursor, walks
 buckets where replay cannot decide (cold start, rule edits, ExpirationDate,
@@ -399,7 +399,7 @@ func (f s3Flags) check(filerSpec string) error {
 // --check-cas. A store with no meta-log (s3://) never delivers an event,
 // so the retention window is shrunk to 1ns: every replay-eligible rule is
 // then promoted to the walker, and PromotedHash in the cursor records it
-// (design 000 § Cursor hashes).
+// (the promoted-rules hash, README § ilmctl run, Replay and walk).
 func (f s3Flags) apply(ctx context.Context, fl client.Filer, cfg *dailyrun.Config, stderr io.Writer) error {
 	if nm, ok := fl.(interface{ NoMetaLog() bool }); ok && nm.NoMetaLog() {
 		cfg.MetaLogRetention = time.Nanosecond
