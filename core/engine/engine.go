@@ -246,13 +246,69 @@ func (s *Snapshot) derive() *Snapshot {
 // EvaluateVersion is lifecycle.EvaluateVersion of a's rule and kind on
 // obj.Versions[idx] under the snapshot's semantics: its due rounding and
 // its expired-marker policy. Every decision of a pass, the re-check before
-// a delete included, goes through it, so they cannot disagree.
+// a delete included, goes through it, so they cannot disagree; it is
+// ExplainVersion without the reason, which `ilmctl explain` prints.
 func (s *Snapshot) EvaluateVersion(a *CompiledAction, obj *filer.Object, idx int) (lifecycle.Match, bool) {
-	m, ok := lifecycle.EvaluateVersion(a.Rule, a.Key.Kind, obj, idx, s.Rounding)
-	if !ok || !s.ExpiredMarkers.Allows(a.Key.Kind, m) {
-		return lifecycle.Match{}, false
+	vd := s.ExplainVersion(a, obj, idx)
+	return vd.Match, vd.Applies
+}
+
+// ExplainVersion is lifecycle.ExplainVersion of a's rule and kind on
+// obj.Versions[idx] under the snapshot's due rounding and expired-marker
+// policy (a lone marker an Expiration Days action keeps is
+// ReasonExpiredMarkerKept).
+func (s *Snapshot) ExplainVersion(a *CompiledAction, obj *filer.Object, idx int) lifecycle.Verdict {
+	vd := lifecycle.ExplainVersion(a.Rule, a.Key.Kind, obj, idx, s.Rounding)
+	if vd.Applies && !s.ExpiredMarkers.Allows(a.Key.Kind, vd.Match) {
+		return lifecycle.Verdict{Reason: lifecycle.ReasonExpiredMarkerKept, Filter: vd.Filter, Due: vd.Due}
 	}
-	return m, true
+	return vd
+}
+
+// ExplainUpload is lifecycle.ExplainUpload of a's rule on u under the
+// snapshot's due rounding.
+func (s *Snapshot) ExplainUpload(a *CompiledAction, u *filer.Upload) lifecycle.Verdict {
+	if a.Key.Kind != lifecycle.AbortMPU {
+		return lifecycle.Verdict{Reason: lifecycle.ReasonNotUploadAction}
+	}
+	return lifecycle.ExplainUpload(a.Rule, u, s.Rounding)
+}
+
+// BestVersionMatch is the earliest-due match of acts on obj.Versions[idx],
+// evaluated under the snapshot's semantics, and the compiled action (rule
+// and kind) that made it: a delete wins over nothing and the earliest due
+// delete applies (ties: the lower rule ID). Inactive and upload actions
+// are skipped.
+func (s *Snapshot) BestVersionMatch(acts []*CompiledAction, obj *filer.Object, idx int) (lifecycle.Match, *CompiledAction, bool) {
+	var best lifecycle.Match
+	var act *CompiledAction
+	for _, a := range acts {
+		if !a.IsActive() || a.Key.Kind == lifecycle.AbortMPU {
+			continue
+		}
+		m, ok := s.EvaluateVersion(a, obj, idx)
+		if ok && (act == nil || m.Earlier(best)) {
+			best, act = m, a
+		}
+	}
+	return best, act, act != nil
+}
+
+// BestUploadMatch is BestVersionMatch for an incomplete multipart upload
+// and the active AbortMPU actions of acts.
+func (s *Snapshot) BestUploadMatch(acts []*CompiledAction, up *filer.Upload) (lifecycle.Match, *CompiledAction, bool) {
+	var best lifecycle.Match
+	var act *CompiledAction
+	for _, a := range acts {
+		if !a.IsActive() || a.Key.Kind != lifecycle.AbortMPU {
+			continue
+		}
+		vd := s.ExplainUpload(a, up)
+		if vd.Applies && (act == nil || vd.Match.Earlier(best)) {
+			best, act = vd.Match, a
+		}
+	}
+	return best, act, act != nil
 }
 
 func (s *Snapshot) index() {
