@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	explaincmd "github.com/ilmctl/ilmctl/commands/explain"
 	filercmd "github.com/ilmctl/ilmctl/commands/filer"
 	journalcmd "github.com/ilmctl/ilmctl/commands/journal"
 	runcmd "github.com/ilmctl/ilmctl/commands/run"
@@ -35,7 +36,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved),
 		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
 	})
 	cmdutil.Group(root)
-	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand())
+	root.AddCommand(runcmd.NewCommand(), explaincmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand())
 	return root
 }
 

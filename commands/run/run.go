@@ -216,10 +216,11 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	buckets, bucketErrs, err := loadRules(ctx, fl)
+	rules, err := cmdutil.LoadRules(ctx, fl)
 	if err != nil {
 		return err
 	}
+	buckets, bucketErrs := rules.Accepted, rules.Rejected
 	for _, be := range bucketErrs {
 		fmt.Fprintf(stderr, "ilmctl: bucket %s: lifecycle configuration rejected, no action taken on it: %s\n", be.Bucket, be.Error)
 	}
@@ -359,29 +360,6 @@ func passClock(pinned bool, runNow time.Time) func() time.Time {
 		return func() time.Time { return runNow }
 	}
 	return time.Now
-}
-
-// loadRules parses every bucket's lifecycle XML. A bucket whose XML is
-// rejected gets no action (fail closed) and is reported.
-func loadRules(ctx context.Context, fl client.Filer) ([]engine.Bucket, []render.BucketError, error) {
-	bs, err := fl.ListBuckets(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("list buckets: %w", err)
-	}
-	var out []engine.Bucket
-	var bad []render.BucketError
-	for _, b := range bs {
-		if b.LifecycleXML == "" {
-			continue
-		}
-		cfg, err := lifecycle.Parse([]byte(b.LifecycleXML))
-		if err != nil {
-			bad = append(bad, render.BucketError{Bucket: b.Name, Error: err.Error()})
-			continue
-		}
-		out = append(out, engine.Bucket{Name: b.Name, Versioning: b.Versioning, ObjectLock: b.ObjectLock, Rules: cfg.Rules})
-	}
-	return out, bad, nil
 }
 
 // check refuses s3:// flags on other filers, where they would be ignored.

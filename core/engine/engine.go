@@ -41,9 +41,10 @@ type ActionKey struct {
 // Bucket is one bucket's lifecycle input to Compile.
 type Bucket struct {
 	Name string
-	// Versioning is the bucket's state as listed. The engine does not use
-	// it: the filer decides a delete's effect per versioning state, and
-	// versioning changes no rule hash.
+	// Versioning is the bucket's state as listed. No decision uses it: the
+	// filer decides a delete's effect per versioning state, and versioning
+	// changes no rule hash; Snapshot.Versioning serves it to size what a
+	// delete frees (lifecycle.BytesFreed).
 	Versioning filer.Versioning
 	// ObjectLock marks a bucket with S3 Object Lock enabled; see
 	// RulesForShard for why its replay kinds are also walked.
@@ -79,9 +80,11 @@ type Snapshot struct {
 	// object delete markers (see EvaluateVersion).
 	ExpiredMarkers lifecycle.ExpiredMarkerDays
 	// locked holds the buckets with Object Lock enabled.
-	locked  map[string]bool
-	actions []*CompiledAction // sorted by Key
-	byBkt   map[string][]*CompiledAction
+	locked map[string]bool
+	// versioning is each bucket's Bucket.Versioning.
+	versioning map[string]filer.Versioning
+	actions    []*CompiledAction // sorted by Key
+	byBkt      map[string][]*CompiledAction
 }
 
 // Engine holds the compiled base snapshot.
@@ -105,8 +108,9 @@ func Compile(buckets []Bucket, rnd lifecycle.Rounding) *Engine {
 
 // CompileWith is Compile with every pass-wide option.
 func CompileWith(buckets []Bucket, opts Options) *Engine {
-	s := &Snapshot{Rounding: opts.Rounding, ExpiredMarkers: opts.ExpiredMarkers, locked: map[string]bool{}}
+	s := &Snapshot{Rounding: opts.Rounding, ExpiredMarkers: opts.ExpiredMarkers, locked: map[string]bool{}, versioning: map[string]filer.Versioning{}}
 	for _, b := range buckets {
+		s.versioning[b.Name] = b.Versioning
 		if b.ObjectLock {
 			s.locked[b.Name] = true
 		}
@@ -143,6 +147,9 @@ func (s *Snapshot) Actions() []*CompiledAction { return s.actions }
 
 // BucketActions returns the view's actions for one bucket.
 func (s *Snapshot) BucketActions(bucket string) []*CompiledAction { return s.byBkt[bucket] }
+
+// Versioning is the bucket's versioning state as compiled.
+func (s *Snapshot) Versioning(bucket string) filer.Versioning { return s.versioning[bucket] }
 
 // BucketNames returns the buckets that have actions in the view, sorted.
 func (s *Snapshot) BucketNames() []string {
@@ -240,7 +247,7 @@ func (s *Snapshot) promoted(a *CompiledAction, retentionWindow time.Duration) bo
 }
 
 func (s *Snapshot) derive() *Snapshot {
-	return &Snapshot{Rounding: s.Rounding, ExpiredMarkers: s.ExpiredMarkers, locked: s.locked}
+	return &Snapshot{Rounding: s.Rounding, ExpiredMarkers: s.ExpiredMarkers, locked: s.locked, versioning: s.versioning}
 }
 
 // EvaluateVersion is lifecycle.EvaluateVersion of a's rule and kind on
