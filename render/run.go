@@ -13,14 +13,18 @@ import (
 
 // RunReport is `ilmctl run -o json`. Field names are a stable interface.
 type RunReport struct {
-	Status          string        `json:"status"`
-	Heartbeat       string        `json:"heartbeat"`
-	RunNow          time.Time     `json:"run_now"`
-	DryRun          bool          `json:"dry_run"`
-	DurationSeconds float64       `json:"duration_seconds"`
-	Errors          int           `json:"errors"`
-	SubscribeError  string        `json:"subscribe_error,omitempty"`
-	BucketErrors    []BucketError `json:"bucket_errors"`
+	Status          string    `json:"status"`
+	Heartbeat       string    `json:"heartbeat"`
+	RunNow          time.Time `json:"run_now"`
+	DryRun          bool      `json:"dry_run"`
+	DurationSeconds float64   `json:"duration_seconds"`
+	Errors          int       `json:"errors"`
+	// BytesFreed is what the pass freed (a dry run: would free): the
+	// sizes of the versions its DONE (DRY_RUN) deletes remove for good.
+	// A delete marker added over a version frees nothing yet.
+	BytesFreed     int64         `json:"bytes_freed"`
+	SubscribeError string        `json:"subscribe_error,omitempty"`
+	BucketErrors   []BucketError `json:"bucket_errors"`
 	// AmbiguousKeys counts the notices of kind ambiguous_layout.
 	AmbiguousKeys int            `json:"ambiguous_keys"`
 	Notices       []NoticeReport `json:"notices"`
@@ -72,8 +76,12 @@ type ShardReport struct {
 	Walk              string           `json:"walk,omitempty"`
 	EventsScanned     int64            `json:"events_scanned"`
 	Matches           int64            `json:"matches"`
+	MatchesBytes      int64            `json:"matches_bytes"`
 	Pending           int64            `json:"pending"`
+	PendingBytes      int64            `json:"pending_bytes"`
 	Dispatched        map[string]int64 `json:"dispatched"`
+	DispatchedBytes   map[string]int64 `json:"dispatched_bytes"`
+	BytesFreed        int64            `json:"bytes_freed"`
 	CursorTsNs        int64            `json:"cursor_ts_ns"`
 	CursorSaved       bool             `json:"cursor_saved"`
 	CursorLagSeconds  *float64         `json:"cursor_lag_seconds"`
@@ -83,11 +91,16 @@ type ShardReport struct {
 	LimiterWaitSecond float64          `json:"limiter_wait_seconds"`
 }
 
-// BucketReport counts dispatch outcomes per bucket and action kind.
+// BucketReport counts dispatch outcomes per bucket, rule and action kind,
+// with the bytes beside each count (the target versions' sizes; uploads
+// count 0) and the bytes its DONE (DRY_RUN) deletes free.
 type BucketReport struct {
-	Bucket   string           `json:"bucket"`
-	Kind     string           `json:"kind"`
-	Outcomes map[string]int64 `json:"outcomes"`
+	Bucket     string           `json:"bucket"`
+	RuleID     string           `json:"rule_id"`
+	Kind       string           `json:"kind"`
+	Outcomes   map[string]int64 `json:"outcomes"`
+	Bytes      map[string]int64 `json:"bytes"`
+	BytesFreed int64            `json:"bytes_freed"`
 }
 
 // ActionReport is one dispatched (or, in a dry run, would-be) action. Due
@@ -104,6 +117,11 @@ type ActionReport struct {
 	Due       *time.Time `json:"due"`
 	Outcome   string     `json:"outcome"`
 	Error     string     `json:"error,omitempty"`
+	// Size is the target version's size in bytes (0 for a delete marker
+	// or an upload); BytesFreed what the delete frees (0 when it only adds
+	// a delete marker).
+	Size       int64 `json:"size"`
+	BytesFreed int64 `json:"bytes_freed"`
 }
 
 // NewRunReport converts a pass result.
@@ -131,41 +149,67 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 	for _, s := range r.Shards {
 		rep.Shards = append(rep.Shards, ShardReport{
 			Shard: s.Shard, Status: s.Status, Error: s.Err, Recovery: s.Recovery, Walk: s.Walk,
-			EventsScanned: s.EventsScanned, Matches: s.Matches, Pending: s.Pending, Dispatched: s.Outcomes,
+			EventsScanned: s.EventsScanned, Matches: s.Matches, MatchesBytes: s.MatchBytes, Pending: s.Pending, PendingBytes: s.PendingBytes,
+			Dispatched: s.Outcomes, DispatchedBytes: nonNil(s.OutcomeBytes), BytesFreed: s.BytesFreed,
 			CursorTsNs: s.Cursor.TsNs, CursorSaved: s.CursorSaved,
 			CursorLagSeconds: seconds(r.CursorLag(s)), WalkerAgeSeconds: seconds(r.WalkerAge(s)),
 			LastWalkedNs: s.Cursor.LastWalkedNs, Truncated: s.Truncated, LimiterWaitSecond: s.LimiterWait.Seconds(),
 		})
 	}
-	byBK := map[[2]string]map[string]int64{}
+	for _, s := range r.Shards {
+		rep.BytesFreed += s.BytesFreed
+	}
+	byBRK := map[bucketRuleKind]*BucketReport{}
 	for _, a := range r.Actions {
-		k := [2]string{a.Bucket, string(a.Kind)}
-		if byBK[k] == nil {
-			byBK[k] = map[string]int64{}
+		k := bucketRuleKind{a.Bucket, a.RuleID, string(a.Kind)}
+		b := byBRK[k]
+		if b == nil {
+			b = &BucketReport{Bucket: a.Bucket, RuleID: a.RuleID, Kind: string(a.Kind), Outcomes: map[string]int64{}, Bytes: map[string]int64{}}
+			byBRK[k] = b
 		}
-		byBK[k][a.Outcome]++
+		b.Outcomes[a.Outcome]++
+		b.Bytes[a.Outcome] += a.Size
+		if a.Outcome == string(filer.OutcomeDone) || a.Outcome == dailyrun.OutcomeDryRun {
+			b.BytesFreed += a.BytesFreed
+		}
 		rep.Actions = append(rep.Actions, NewActionReport(a))
 	}
-	keys := make([][2]string, 0, len(byBK))
-	for k := range byBK {
+	keys := make([]bucketRuleKind, 0, len(byBRK))
+	for k := range byBRK {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i][0] != keys[j][0] {
-			return keys[i][0] < keys[j][0]
-		}
-		return keys[i][1] < keys[j][1]
-	})
+	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
 	for _, k := range keys {
-		rep.Buckets = append(rep.Buckets, BucketReport{Bucket: k[0], Kind: k[1], Outcomes: byBK[k]})
+		rep.Buckets = append(rep.Buckets, *byBRK[k])
 	}
 	return rep
+}
+
+// bucketRuleKind is a BucketReport row's key.
+type bucketRuleKind struct{ bucket, rule, kind string }
+
+func (a bucketRuleKind) less(b bucketRuleKind) bool {
+	if a.bucket != b.bucket {
+		return a.bucket < b.bucket
+	}
+	if a.rule != b.rule {
+		return a.rule < b.rule
+	}
+	return a.kind < b.kind
+}
+
+func nonNil(m map[string]int64) map[string]int64 {
+	if m == nil {
+		return map[string]int64{}
+	}
+	return m
 }
 
 // NewActionReport converts one action.
 func NewActionReport(a dailyrun.Action) ActionReport {
 	ar := ActionReport{Shard: a.Shard, Source: a.Source, Bucket: a.Bucket, Key: a.Key, VersionID: a.VersionID,
-		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome, Error: a.Err}
+		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome, Error: a.Err,
+		Size: a.Size, BytesFreed: a.BytesFreed}
 	if !a.Due.IsZero() {
 		d := a.Due.UTC()
 		ar.Due = &d
@@ -244,13 +288,10 @@ func RunTables(w io.Writer, rep RunReport, wide bool) error {
 	if err := shardTable(w, rep, oc, wide); err != nil {
 		return err
 	}
-	var rows [][]string
-	for _, b := range rep.Buckets {
-		rows = append(rows, append([]string{b.Bucket, b.Kind}, oc.counts(b.Outcomes)...))
-	}
-	if err := Table(w, "\nDispatched by bucket and kind", append([]string{"BUCKET", "KIND"}, oc.header...), rows); err != nil {
+	if err := bucketTable(w, rep, oc, wide); err != nil {
 		return err
 	}
+	var rows [][]string
 	if rep.DryRun {
 		rows = nil
 		actions := append([]ActionReport(nil), rep.Actions...)
@@ -273,13 +314,17 @@ func RunTables(w io.Writer, rep RunReport, wide bool) error {
 			if wide {
 				row = append(row, a.RuleID)
 			}
-			rows = append(rows, append(row, due))
+			size := Bytes(a.Size)
+			if a.UploadID != "" {
+				size = "-" // an upload's parts are not sized by the listing
+			}
+			rows = append(rows, append(row, size, due))
 		}
 		header := []string{"BUCKET", "KEY", "VERSION_ID", "KIND"}
 		if wide {
 			header = append(header, "RULE_ID")
 		}
-		if err := Table(w, "\nWould dispatch (dry run: nothing deleted, no cursor moved)", append(header, "DUE"), rows); err != nil {
+		if err := Table(w, "\nWould dispatch (dry run: nothing deleted, no cursor moved)", append(header, "SIZE", "DUE"), rows); err != nil {
 			return err
 		}
 	}
@@ -295,7 +340,42 @@ func RunTables(w io.Writer, rep RunReport, wide bool) error {
 	return nil
 }
 
-// runSummary is the pass in one row. HALTED counts every shard that did
+// bucketTable is the outcomes per bucket, rule and kind, with BYTES, the
+// size of the versions the DONE (a dry run: DRY_RUN) deletes reached, and
+// FREED, what they free for good. By default a real pass's outcomes are
+// DISPATCHED (all of them), DONE and FAILED, so the table fits 120 columns
+// beside long rule IDs; -o wide shows each outcome.
+func bucketTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error {
+	completed := string(filer.OutcomeDone)
+	if rep.DryRun {
+		completed = dailyrun.OutcomeDryRun
+	}
+	header := oc.header
+	counts := oc.counts
+	if !rep.DryRun && !wide {
+		header = []string{"DISPATCHED", string(filer.OutcomeDone), "FAILED"}
+		counts = func(m map[string]int64) []string {
+			var all, failed int64
+			for _, n := range m {
+				all += n
+			}
+			for _, o := range failedOutcomes {
+				failed += m[o]
+			}
+			return []string{itoa(all), itoa(m[string(filer.OutcomeDone)]), itoa(failed)}
+		}
+	}
+	var rows [][]string
+	for _, b := range rep.Buckets {
+		row := append([]string{b.Bucket, b.RuleID, b.Kind}, counts(b.Outcomes)...)
+		rows = append(rows, append(row, Bytes(b.Bytes[completed]), Bytes(b.BytesFreed)))
+	}
+	header = append(append([]string{"BUCKET", "RULE", "KIND"}, header...), "BYTES", "FREED")
+	return Table(w, "\nDispatched by bucket, rule and kind", header, rows)
+}
+
+// runSummary is the pass in one row; FREED is what its deletes
+// freed (a dry run: would free). HALTED counts every shard that did
 // not end ok (halted, cancelled or error: the heartbeat's errors=).
 func runSummary(w io.Writer, rep RunReport, oc outcomeCounter) error {
 	total := map[string]int64{}
@@ -309,9 +389,9 @@ func runSummary(w io.Writer, rep RunReport, oc outcomeCounter) error {
 		}
 	}
 	header := append([]string{"STATUS", "SHARDS", "OK", "HALTED"}, oc.header...)
-	header = append(header, "BUCKET_ERRORS", "NOTICES")
+	header = append(header, "FREED", "BUCKET_ERRORS", "NOTICES")
 	row := append([]string{rep.Status, strconv.Itoa(len(rep.Shards)), strconv.Itoa(ok), strconv.Itoa(len(rep.Shards) - ok)}, oc.counts(total)...)
-	row = append(row, strconv.Itoa(len(rep.BucketErrors)), strconv.Itoa(len(rep.Notices)))
+	row = append(row, Bytes(rep.BytesFreed), strconv.Itoa(len(rep.BucketErrors)), strconv.Itoa(len(rep.Notices)))
 	return Table(w, "Pass", header, [][]string{row})
 }
 

@@ -112,12 +112,21 @@ func (e *errDispatch) Unwrap() error { return e.err }
 // (RETRY_LATER, BLOCKED, STUCK, transport error after retries, or
 // cancellation). act is the compiled action (rule and kind) that made m.
 func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (pending bool, err error) {
+	var size int64
+	if vt != nil {
+		size = vt.obj.Versions[vt.idx].Size
+	}
 	s.res.Matches++
+	s.res.MatchBytes += size
 	if !m.IsDue(p.cfg.RunNow) {
 		s.res.Pending++
+		s.res.PendingBytes += size
 		return true, nil
 	}
-	a := Action{Shard: s.id, Source: source, Bucket: bucket, Kind: m.Kind, RuleID: m.RuleID, Due: m.Due}
+	a := Action{Shard: s.id, Source: source, Bucket: bucket, Kind: m.Kind, RuleID: m.RuleID, Due: m.Due, Size: size}
+	if vt != nil {
+		a.BytesFreed = lifecycle.BytesFreed(m.Kind, p.snap.Versioning(bucket), vt.obj, vt.idx)
+	}
 	req := filer.DeleteRequest{Bucket: bucket, Kind: string(m.Kind), RuleID: m.RuleID}
 	if up != nil {
 		a.Key, a.UploadID = up.Key, up.UploadID
@@ -262,6 +271,10 @@ func (p *pass) confirmNoop(ctx context.Context, req filer.DeleteRequest) (filer.
 // call at a time and in log order (under p.mu).
 func (p *pass) record(s *shardRun, a Action) {
 	s.res.Outcomes[a.Outcome]++
+	s.res.OutcomeBytes[a.Outcome] += a.Size
+	if a.Outcome == string(filer.OutcomeDone) || a.Outcome == OutcomeDryRun {
+		s.res.BytesFreed += a.BytesFreed
+	}
 	p.cfg.Progress.addAction(&a)
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -114,6 +114,15 @@ type ShardResult struct {
 	Matches       int64 // matches found, due or not
 	Pending       int64 // matches not yet due
 	Outcomes      map[string]int64
+	// MatchBytes, PendingBytes and OutcomeBytes are the bytes (the target
+	// versions' sizes; uploads count 0) beside Matches, Pending and each
+	// Outcomes count.
+	MatchBytes   int64
+	PendingBytes int64
+	OutcomeBytes map[string]int64
+	// BytesFreed sums Action.BytesFreed over the shard's DONE actions (a
+	// dry run's DRY_RUN ones): what the pass freed, or would free.
+	BytesFreed int64
 	// CursorSaved says whether Cursor was written this pass; otherwise
 	// Cursor is the persisted one (zero on cold start).
 	CursorSaved bool
@@ -140,6 +149,12 @@ type Action struct {
 	Due       time.Time // zero: due as soon as found
 	Outcome   string    // a filer.Outcome, DRY_RUN, or ERROR
 	Err       string
+	// Size is the target version's size in bytes (0 for a delete marker
+	// or an upload). BytesFreed is what the delete frees when it is done
+	// (lifecycle.BytesFreed): Size for a permanent delete, 0 when a delete
+	// marker only hides the version.
+	Size       int64
+	BytesFreed int64
 }
 
 // OutcomeDryRun marks actions a dry run would have dispatched.
