@@ -1,0 +1,228 @@
+package explain
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/core/engine"
+	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
+)
+
+// store is a read-only filer.Store over fixed objects, uploads, events
+// and files; anything that would write fails the test.
+type store struct {
+	t       *testing.T
+	objs    map[string]filer.Object
+	lookErr error
+	uploads []filer.Upload
+	events  []filer.Event
+	files   map[string][]byte
+}
+
+func (s *store) ListBuckets(context.Context) ([]filer.Bucket, error) { return nil, nil }
+func (s *store) ListObjects(context.Context, string, string, int) ([]filer.Object, string, error) {
+	return nil, "", nil
+}
+func (s *store) LookupObject(_ context.Context, _, key string) (filer.Object, bool, error) {
+	if s.lookErr != nil {
+		return filer.Object{}, false, s.lookErr
+	}
+	o, ok := s.objs[key]
+	return o, ok, nil
+}
+func (s *store) ListUploads(_ context.Context, _, after string, limit int) ([]filer.Upload, string, error) {
+	return s.uploads, "", nil
+}
+func (s *store) SubscribeMetadata(_ context.Context, since, until int64, fn func(filer.Event) error) error {
+	for _, ev := range s.events {
+		if ev.TsNs > since && ev.TsNs <= until {
+			if err := fn(ev); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+func (s *store) LifecycleDelete(context.Context, filer.DeleteRequest) (filer.Outcome, error) {
+	s.t.Fatal("explain deleted something")
+	return "", nil
+}
+func (s *store) ReadFile(_ context.Context, path string) ([]byte, error) {
+	if b, ok := s.files[path]; ok {
+		return b, nil
+	}
+	return nil, filer.ErrNotFound
+}
+func (s *store) WriteFile(context.Context, string, []byte) error {
+	s.t.Fatal("explain wrote a file")
+	return nil
+}
+
+var (
+	day  = time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	now  = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	rule = `<LifecycleConfiguration><Rule><ID>nc</ID><Filter><Prefix>a/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>3</NoncurrentDays></NoncurrentVersionExpiration></Rule>` +
+		`<Rule><ID>exp</ID><Filter></Filter><Status>Enabled</Status><Expiration><Days>60</Days></Expiration><Transition><Days>30</Days><StorageClass>GLACIER</StorageClass></Transition></Rule>` +
+		`<Rule><ID>off</ID><Filter></Filter><Status>Disabled</Status><Expiration><Days>1</Days></Expiration></Rule>` +
+		`<Rule><ID>mpu</ID><Filter></Filter><Status>Enabled</Status><AbortIncompleteMultipartUpload><DaysAfterInitiation>7</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule></LifecycleConfiguration>`
+)
+
+func config(t *testing.T, st *store, b filer.Bucket) Config {
+	t.Helper()
+	parsed, err := lifecycle.Parse([]byte(rule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buckets := []engine.Bucket{{Name: b.Name, Versioning: b.Versioning, ObjectLock: b.ObjectLock, Rules: parsed.Rules}}
+	return Config{Store: st, Snapshot: engine.Compile(buckets, lifecycle.RoundAWS).Snapshot(), Bucket: b, Rules: &buckets[0], Key: "a/k", Now: now}
+}
+
+func versionAt(id string, t time.Time, size int64) filer.Version {
+	return filer.Version{VersionID: id, MtimeNs: t.UnixNano(), Size: size, ETag: "e-" + id}
+}
+
+// Every rule gets a verdict on every version and upload, the due one is
+// the dispatch, with its size and what it frees; a retained version is
+// held, and nothing is written.
+func TestExplainVerdicts(t *testing.T) {
+	v2 := versionAt("v2", day.Add(24*time.Hour), 20)
+	v2.IsLatest = true
+	v1 := versionAt("v1", day, 10)
+	v1.RetainUntil = now.Add(48 * time.Hour)
+	st := &store{t: t, objs: map[string]filer.Object{"a/k": {Key: "a/k", Versions: []filer.Version{v2, v1}}},
+		uploads: []filer.Upload{{Key: "a/k", UploadID: "u1", Initiated: day}, {Key: "other", UploadID: "u2", Initiated: day}}}
+	cfg := config(t, st, filer.Bucket{Name: "b", Versioning: filer.VersioningEnabled, ObjectLock: true})
+	rep, err := Explain(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Versions) != 2 || len(rep.Uploads) != 1 {
+		t.Fatalf("%d versions, %d uploads", len(rep.Versions), len(rep.Uploads))
+	}
+	outcomes := func(tg Target) map[string]Outcome {
+		m := map[string]Outcome{}
+		for _, v := range tg.Verdicts {
+			m[v.RuleID+"/"+v.Action] = v.Outcome
+		}
+		return m
+	}
+	latest := outcomes(rep.Versions[0])
+	want := map[string]Outcome{"nc/NoncurrentDays": OutcomeNever, "exp/ExpirationDays": OutcomeNotYetDue, "exp/Transition": OutcomeNever,
+		"off/ExpirationDays": OutcomeNever, "mpu/": OutcomeNever}
+	for k, o := range want {
+		if latest[k] != o {
+			t.Errorf("latest %s: %s, want %s (all: %v)", k, latest[k], o, latest)
+		}
+	}
+	if d := rep.Versions[0].Dispatch; d == nil || d.DueNow || d.Kind != lifecycle.ExpirationDays || !d.Due.Equal(time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("latest dispatch %+v, want ExpirationDays due 2027-01-02 (2026-11-02T10:00 + 60 days, rounded up)", d)
+	}
+	old := rep.Versions[1]
+	if o := outcomes(old)["nc/NoncurrentDays"]; o != OutcomeHeld {
+		t.Errorf("retained noncurrent version: %s, want held", o)
+	}
+	if d := old.Dispatch; d == nil || !d.DueNow || d.Held == "" || d.Size != 10 || d.BytesFreed != 10 || !d.Replay || !d.Walk {
+		t.Errorf("noncurrent dispatch %+v: want due now, held, 10 bytes freed, replayed and walked (Object Lock bucket)", d)
+	}
+	for _, v := range old.Verdicts {
+		if v.RuleID == "nc" && (!v.Chosen || v.DueMath.From != lifecycle.BaseSuccessorCreation || v.DueMath.Days != 3) {
+			t.Errorf("nc verdict %+v", v)
+		}
+	}
+	up := rep.Uploads[0]
+	if up.UploadID != "u1" || up.Dispatch == nil || !up.Dispatch.DueNow || up.Dispatch.Kind != lifecycle.AbortMPU {
+		t.Errorf("upload %+v", up)
+	}
+}
+
+// The standing: the key's shard and its cursor, and the key's last event
+// against the cursor of the shard that replays it.
+func TestExplainStanding(t *testing.T) {
+	v := versionAt("v1", day, 10)
+	v.IsLatest = true
+	cursorTs := day.Add(time.Hour).UnixNano()
+	st := &store{t: t, objs: map[string]filer.Object{"a/k": {Key: "a/k", Versions: []filer.Version{v}}}, files: map[string][]byte{}}
+	cfg := config(t, st, filer.Bucket{Name: "b", Versioning: filer.VersioningEnabled})
+	for _, tc := range []struct {
+		name  string
+		evTs  int64
+		after bool
+	}{{"before the cursor", cursorTs - 1, false}, {"after the cursor", cursorTs + 1, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			st.events = []filer.Event{{TsNs: day.UnixNano() - 5, Type: filer.EventPut, Bucket: "b", Key: "other"}, {TsNs: tc.evTs, Type: filer.EventPut, Bucket: "b", Key: "a/k", VersionID: "v1"}}
+			rep, err := Explain(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shard := lifecycle.ShardID("b", "a/k")
+			if rep.Pass.Shard != shard || rep.Pass.Plan.Found || rep.Pass.Plan.Walk != "recovery" || rep.Pass.Plan.Recovery != "cold_start" {
+				t.Errorf("cold plan %+v", rep.Pass.Plan)
+			}
+			// Every shard's cursor at cursorTs, stamped as a pass with
+			// these rules stamps it, so the next pass replays from it.
+			snap := cfg.Snapshot
+			c := dailyrun.Cursor{TsNs: cursorTs, LastWalkedNs: cursorTs, RuleSetHash: engine.ReplayContentHash(snap),
+				PromotedHash: engine.PromotedHash(snap, engine.MaxEffectiveTTL(snap))}
+			for shard := range lifecycle.ShardCount {
+				st.files[dailyrun.CursorPath(shard)] = dailyrun.EncodeCursor(c, shard)
+			}
+			defer func() { st.files = map[string][]byte{} }()
+			rep, err = Explain(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := rep.Pass
+			if !p.Plan.Found || p.Plan.Cursor.TsNs != cursorTs || p.Plan.Walk != "" || !p.Plan.Replays || p.Plan.ReplayFromNs != cursorTs {
+				t.Errorf("plan %+v", p.Plan)
+			}
+			// An event at or before every cursor is behind the scan, which
+			// starts at the earliest replay start.
+			if !p.Scanned || p.ScannedFromNs != cursorTs {
+				t.Errorf("scanned %v from %d, want from the cursor %d", p.Scanned, p.ScannedFromNs, cursorTs)
+			}
+			if tc.after && (p.LastEvent == nil || p.LastEvent.TsNs != tc.evTs || !p.LastEvent.AfterCursor || p.LastEvent.Shard != shard || p.Pending != 1) {
+				t.Errorf("last event %+v pending %d, want the event after the cursor", p.LastEvent, p.Pending)
+			}
+			if !tc.after && (p.LastEvent != nil || p.Pending != 0) {
+				t.Errorf("last event %+v pending %d, want none after the cursor", p.LastEvent, p.Pending)
+			}
+		})
+	}
+}
+
+func TestExplainKeyAndBucketStates(t *testing.T) {
+	v := versionAt("v1", day, 10)
+	v.IsLatest = true
+	st := &store{t: t, objs: map[string]filer.Object{"a/k": {Key: "a/k", Versions: []filer.Version{v}}}}
+	cfg := config(t, st, filer.Bucket{Name: "b"})
+
+	cfg.VersionID = "nope"
+	if _, err := Explain(context.Background(), cfg); !errors.Is(err, ErrNoVersion) {
+		t.Errorf("missing version: %v", err)
+	}
+	cfg.VersionID = ""
+
+	rejected := cfg
+	rejected.Rules, rejected.ConfigErr = nil, "InvalidArgument: Days is 0"
+	rep, err := Explain(context.Background(), rejected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs := rep.Versions[0].Verdicts; len(vs) != 1 || vs[0].Reason != ReasonConfigRejected || rep.Versions[0].Dispatch != nil {
+		t.Errorf("rejected bucket verdicts %+v", vs)
+	}
+
+	st.lookErr = &filer.KeyError{Bucket: "b", Key: "a/k", Err: filer.ErrAmbiguousLayout}
+	rep, err = Explain(context.Background(), cfg)
+	if err != nil || !rep.Ambiguous || rep.KeyError == "" || len(rep.Versions) != 0 {
+		t.Errorf("ambiguous key: %+v %v", rep, err)
+	}
+	st.lookErr = errors.New("connection refused")
+	if _, err := Explain(context.Background(), cfg); err == nil {
+		t.Error("a store error is an error")
+	}
+}
