@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"github.com/ilmctl/ilmctl/core/explain"
@@ -234,12 +235,15 @@ func foundBy(replay, walk bool) string {
 // and its bucket, then per version and upload what the next pass does
 // with it and every rule's verdict, then where the pass stands.
 func ExplainTables(w io.Writer, rep ExplainReport) error {
-	head := fmt.Sprintf("%s/%s at %s (versioning %s", rep.Bucket, Cell(rep.Key), rep.Now.Format(time.RFC3339), rep.Versioning)
+	if _, err := fmt.Fprintln(w, Title(w, rep.Bucket+"/"+Cell(rep.Key))); err != nil {
+		return err
+	}
+	head := fmt.Sprintf("at %s; versioning %s", rep.Now.Format(time.RFC3339), rep.Versioning)
 	if rep.ObjectLock {
 		head += ", Object Lock"
 	}
-	head += fmt.Sprintf("; due rounding %s, expired markers %s)", rep.DueRounding, rep.ExpiredMarkerDays)
-	if _, err := fmt.Fprintln(w, Title(w, head)); err != nil {
+	head += fmt.Sprintf("; due rounding %s; expired markers %s", rep.DueRounding, rep.ExpiredMarkerDays)
+	if _, err := fmt.Fprintln(w, head); err != nil {
 		return err
 	}
 	var notes []string
@@ -308,10 +312,10 @@ func targetTable(w io.Writer, t TargetReport) error {
 	if _, err := fmt.Fprintln(w, Title(w, title)); err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintln(w, dispatchLine(t.Dispatch)); err != nil {
+	if err := paragraph(w, dispatchLine(t.Dispatch)); err != nil {
 		return err
 	}
-	var rows [][]string
+	rows := [][]string{{"RULE", "ACTION", "OUTCOME", "DUE"}}
 	for _, v := range t.Verdicts {
 		rule := v.RuleID
 		if rule == "" && v.RuleIndex > 0 {
@@ -323,14 +327,71 @@ func targetTable(w io.Writer, t TargetReport) error {
 		} else if v.DueMath != nil {
 			due = "now"
 		}
-		why := v.Detail
-		mark := ""
 		if v.Chosen {
-			mark = "*"
+			rule = "*" + rule
 		}
-		rows = append(rows, []string{mark + rule, v.Action, v.Outcome, due, why})
+		rows = append(rows, []string{Cell(rule), Cell(v.Action), v.Outcome, due})
 	}
-	return Table(w, "", []string{"RULE", "ACTION", "OUTCOME", "DUE", "WHY"}, rows)
+	widths := make([]int, 4)
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for i, r := range rows {
+		var b strings.Builder
+		for j, c := range r {
+			if j < len(r)-1 {
+				c += strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)+columnGap)
+			}
+			b.WriteString(c)
+		}
+		if _, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " ")); err != nil {
+			return err
+		}
+		if i == 0 {
+			continue
+		}
+		for _, line := range wrap(Cell(t.Verdicts[i-1].Detail), whyWidth) {
+			if _, err := fmt.Fprintln(w, whyIndent+line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// whyIndent and whyWidth lay a verdict's sentence out under its row,
+// within 120 columns.
+const (
+	whyIndent = "    "
+	whyWidth  = 116
+)
+
+// wrap breaks s at spaces into lines of at most width runes; a word
+// longer than width gets a line of its own.
+func wrap(s string, width int) []string {
+	var lines []string
+	var cur strings.Builder
+	n := 0
+	for _, word := range glueUnits(strings.Fields(s)) {
+		wl := utf8.RuneCountInString(word)
+		if n > 0 && n+1+wl > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			n = 0
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(word)
+		n += wl
+	}
+	if n > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
 }
 
 // dispatchLine says what the next pass does with a target.
@@ -387,13 +448,18 @@ func standingTable(w io.Writer, p StandingReport) error {
 		if e.UploadID != "" {
 			target = "upload " + e.UploadID
 		}
-		rel := "at or before its shard's replay start (cursor): already replayed"
-		if e.AfterCursor {
-			rel = "after its shard's replay start (cursor, or the cold-start floor): the next pass replays it"
-		} else if !e.ShardPlan.Replays {
-			rel = "its shard does not replay this pass"
+		start := "cursor"
+		if !e.ShardPlan.CursorFound {
+			start = "cold-start replay floor"
 		}
-		line = fmt.Sprintf("last event: %s %s at %s, replayed by shard %02d, %s (%d of the key's events pending replay)",
+		rel := "at or before that shard's " + start + ": already replayed"
+		switch {
+		case e.AfterCursor:
+			rel = "after that shard's " + start + ": the next pass replays it"
+		case !e.ShardPlan.Replays:
+			rel = "that shard does not replay the meta-log next pass"
+		}
+		line = fmt.Sprintf("last event: %s %s at %s, in meta-log shard %02d, %s (%d of the key's events pending replay)",
 			e.Type, Cell(target), e.Time.Format(time.RFC3339), e.Shard, rel, p.PendingEvents)
 	case p.ScannedFromNs != nil:
 		line = fmt.Sprintf("last event: none after %s, the earliest replay start (cursor, or the cold-start floor) of any shard: the key's events are all behind it",
@@ -401,11 +467,27 @@ func standingTable(w io.Writer, p StandingReport) error {
 	default:
 		line = "last event: not looked up; no shard replays the meta-log this pass"
 	}
-	if pl.CursorError != "" {
-		line += "\ncursor unreadable, the pass halts this shard: " + pl.CursorError
+	if err := paragraph(w, line); err != nil {
+		return err
 	}
-	_, err := fmt.Fprintln(w, line)
-	return err
+	if pl.CursorError != "" {
+		return paragraph(w, "cursor unreadable, the pass halts this shard: "+pl.CursorError)
+	}
+	return nil
+}
+
+// paragraph writes s wrapped within 120 columns, continuation lines
+// indented by two spaces.
+func paragraph(w io.Writer, s string) error {
+	for i, line := range wrap(Cell(s), whyWidth+2) {
+		if i > 0 {
+			line = "  " + line
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func replayCell(pl ShardPlanReport) string {
@@ -413,4 +495,21 @@ func replayCell(pl ShardPlanReport) string {
 		return "no"
 	}
 	return "from " + time.Unix(0, pl.ReplayFromNs).UTC().Format(time.RFC3339)
+}
+
+// glueUnits keeps a byte unit with its number ("5.1 GiB") so a line never
+// breaks between them.
+func glueUnits(words []string) []string {
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		switch strings.TrimRight(w, ",;:)") {
+		case "B", "KiB", "MiB", "GiB", "TiB", "PiB":
+			if len(out) > 0 {
+				out[len(out)-1] += " " + w
+				continue
+			}
+		}
+		out = append(out, w)
+	}
+	return out
 }

@@ -165,7 +165,7 @@ func verdict(cfg Config, r *lifecycle.Rule, i int, action string, vd lifecycle.V
 		return out
 	}
 	out.Outcome = OutcomeNotYetDue
-	out.Detail = fmt.Sprintf("due at %s, in %s: %s", vd.Match.Due.Format(time.RFC3339), dailyrun.FormatDuration(vd.Match.Due.Sub(cfg.Now)), math)
+	out.Detail = fmt.Sprintf("due at %s, in %s: %s", vd.Match.Due.Format(time.RFC3339), until(vd.Match.Due.Sub(cfg.Now)), math)
 	return out
 }
 
@@ -321,4 +321,12 @@ func countIs(n int) string {
 		return "1 is"
 	}
 	return fmt.Sprintf("%d are", n)
+}
+
+// until is a wait in words: hours below two days, else whole days.
+func until(d time.Duration) string {
+	if d < 48*time.Hour {
+		return dailyrun.FormatDuration(d)
+	}
+	return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
 }
