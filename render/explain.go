@@ -37,17 +37,20 @@ type ExplainReport struct {
 
 // TargetReport is one version or incomplete upload.
 type TargetReport struct {
-	VersionID       string          `json:"version_id,omitempty"`
-	UploadID        string          `json:"upload_id,omitempty"`
-	Latest          bool            `json:"latest"`
-	DeleteMarker    bool            `json:"delete_marker"`
-	Size            int64           `json:"size"`
-	Created         time.Time       `json:"created"`
-	NoncurrentSince *time.Time      `json:"noncurrent_since"`
-	RetainUntil     *time.Time      `json:"retain_until"`
-	LegalHold       bool            `json:"legal_hold"`
-	Dispatch        *DispatchReport `json:"dispatch"`
-	Verdicts        []VerdictReport `json:"verdicts"`
+	VersionID       string     `json:"version_id,omitempty"`
+	UploadID        string     `json:"upload_id,omitempty"`
+	Latest          bool       `json:"latest"`
+	DeleteMarker    bool       `json:"delete_marker"`
+	Size            int64      `json:"size"`
+	Created         time.Time  `json:"created"`
+	NoncurrentSince *time.Time `json:"noncurrent_since"`
+	RetainUntil     *time.Time `json:"retain_until"`
+	LegalHold       bool       `json:"legal_hold"`
+	// Gone marks an upload no longer listed whose mpu_init event the next
+	// pass still replays; Created is then the event's time.
+	Gone     bool            `json:"gone"`
+	Dispatch *DispatchReport `json:"dispatch"`
+	Verdicts []VerdictReport `json:"verdicts"`
 }
 
 // DispatchReport is the action the pass chooses for a target. FoundBy is
@@ -61,6 +64,7 @@ type DispatchReport struct {
 	BytesFreed int64      `json:"bytes_freed"`
 	FoundBy    string     `json:"found_by"`
 	Held       string     `json:"held,omitempty"`
+	Gone       string     `json:"gone,omitempty"`
 }
 
 // VerdictReport is one rule action's verdict.
@@ -201,10 +205,10 @@ func newShardPlanReport(p dailyrun.ShardPlan) ShardPlanReport {
 func newTargetReport(t explain.Target) TargetReport {
 	out := TargetReport{VersionID: t.VersionID, UploadID: t.UploadID, Latest: t.Latest, DeleteMarker: t.DeleteMarker, Size: t.Size,
 		Created: t.Created, NoncurrentSince: timePtr(t.NoncurrentSince), RetainUntil: timePtr(t.RetainUntil), LegalHold: t.LegalHold,
-		Verdicts: []VerdictReport{}}
+		Gone: t.Gone, Verdicts: []VerdictReport{}}
 	if d := t.Dispatch; d != nil {
 		out.Dispatch = &DispatchReport{RuleID: d.RuleID, Kind: string(d.Kind), Due: timePtr(d.Due), DueNow: d.DueNow, Size: d.Size,
-			BytesFreed: d.BytesFreed, FoundBy: foundBy(d.Replay, d.Walk), Held: d.Held}
+			BytesFreed: d.BytesFreed, FoundBy: foundBy(d.Replay, d.Walk), Held: d.Held, Gone: d.Gone}
 	}
 	for _, v := range t.Verdicts {
 		vr := VerdictReport{RuleID: v.RuleID, RuleIndex: v.RuleIndex, Action: v.Action, Outcome: v.Outcome.String(), Reason: v.Reason,
@@ -283,9 +287,12 @@ func ExplainTables(w io.Writer, rep ExplainReport) error {
 
 func targetTable(w io.Writer, t TargetReport) error {
 	var title string
-	if t.UploadID != "" {
+	switch {
+	case t.UploadID != "" && t.Gone:
+		title = fmt.Sprintf("\nUpload %s (gone: completed or aborted; its mpu_init event of %s is still to be replayed)", t.UploadID, t.Created.Format(time.RFC3339))
+	case t.UploadID != "":
 		title = fmt.Sprintf("\nUpload %s (initiated %s)", t.UploadID, t.Created.Format(time.RFC3339))
-	} else {
+	default:
 		var attrs []string
 		if t.Latest {
 			attrs = append(attrs, "latest")
@@ -413,6 +420,9 @@ func dispatchLine(d *DispatchReport) string {
 	s := fmt.Sprintf("next pass: dispatches %s of rule %s (* below; found by %s%s)", d.Kind, rule, d.FoundBy, bytes)
 	if d.Held != "" {
 		s += "; " + d.Held
+	}
+	if d.Gone != "" {
+		s += "; " + d.Gone
 	}
 	return s
 }

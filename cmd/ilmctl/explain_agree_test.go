@@ -66,10 +66,11 @@ func (t target) String() string {
 	return fmt.Sprintf("%s/%s@%s %s rule %q size %d", t.Bucket, t.Key, t.ID, t.Kind, t.RuleID, t.Size)
 }
 
-// dryRunTargets is what `run --dry-run -o json` would dispatch.
-func dryRunTargets(t *testing.T, dir, now string, flags []string) []target {
+// dryRunTargets is what `run --dry-run -o json` would dispatch on the
+// filer filerArgs name (--filer and its options).
+func dryRunTargets(t *testing.T, filerArgs []string, now string, flags []string) []target {
 	t.Helper()
-	args := append([]string{"run", "--dry-run", "--now", now, "--filer", dir, "-o", "json"}, flags...)
+	args := append(append([]string{"run", "--dry-run", "--now", now, "-o", "json"}, filerArgs...), flags...)
 	out, stderr, code := execute(t, args...)
 	if code != 0 && code != 4 {
 		t.Fatalf("run --dry-run exit %d: %s", code, stderr)
@@ -123,15 +124,15 @@ type explainTargetJSON struct {
 	} `json:"verdicts"`
 }
 
-// explainTargets is, over every key of the filer, what `explain -o json`
-// says the next pass dispatches now; it also checks each target's verdicts
-// against its dispatch: the chosen verdict is the dispatched action, due
-// (or held) exactly when the dispatch is due now.
-func explainTargets(t *testing.T, dir, now string, flags []string) []target {
+// explainTargets is, over keys, what `explain -o json` says the next pass
+// dispatches now; it also checks each target's verdicts against its
+// dispatch: the chosen verdict is the dispatched action, due (or held)
+// exactly when the dispatch is due now.
+func explainTargets(t *testing.T, filerArgs []string, keys [][2]string, now string, flags []string) []target {
 	t.Helper()
 	var got []target
-	for _, bk := range filerKeys(t, dir) {
-		args := append([]string{"explain", "--filer", dir, "--now", now, "--bucket", bk[0], "--key", bk[1], "-o", "json"}, flags...)
+	for _, bk := range keys {
+		args := append(append([]string{"explain", "--now", now, "--bucket", bk[0], "--key", bk[1], "-o", "json"}, filerArgs...), flags...)
 		out, stderr, code := execute(t, args...)
 		if code != 0 {
 			t.Fatalf("explain %s/%s exit %d: %s", bk[0], bk[1], code, stderr)
@@ -232,8 +233,9 @@ func TestExplainAgreesWithDryRun(t *testing.T) {
 						if steady && now < "2026-11-29" {
 							continue
 						}
-						want := dryRunTargets(t, dir, now, flags)
-						got := explainTargets(t, dir, now, flags)
+						fa := []string{"--filer", dir}
+						want := dryRunTargets(t, fa, now, flags)
+						got := explainTargets(t, fa, filerKeys(t, dir), now, flags)
 						if diff := cmp.Diff(want, got); diff != "" {
 							t.Errorf("--now %s: run --dry-run (-) and explain (+) disagree:\n%s", now, diff)
 						}

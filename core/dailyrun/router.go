@@ -195,7 +195,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (p
 	if st.kind == lifecycle.AbortMPU {
 		// The upload's initiation time is the event's TsNs; a completed or
 		// aborted upload makes the dispatch NOOP_RESOLVED.
-		up := filer.Upload{Key: st.ev.Key, UploadID: st.ev.UploadID, Initiated: unixNs(st.ev.TsNs)}
+		up := ReplayedUpload(st.ev)
 		best, act, found := p.snap.BestUploadMatch(st.acts, &up)
 		if !found {
 			return false, nil

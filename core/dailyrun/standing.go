@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/engine"
+	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
 // ShardPlan is where a pass with Config would stand on one shard before
@@ -89,4 +91,28 @@ func ReplayMode(snap *engine.Snapshot, metaLogRetention time.Duration, key engin
 		return false
 	}
 	return has(rv), has(wv)
+}
+
+// ReplayedUpload is the upload replay decides on for an mpu_init event:
+// initiated at the event's TsNs. Replay does not look the upload up: one
+// completed or aborted since makes the abort NOOP_RESOLVED.
+func ReplayedUpload(ev filer.Event) filer.Upload {
+	return filer.Upload{Key: ev.Key, UploadID: ev.UploadID, Initiated: unixNs(ev.TsNs)}
+}
+
+// ReplayActions is the replay view's active actions of kind in bucket, as
+// a pass with metaLogRetention (Config.MetaLogRetention) replays them.
+func ReplayActions(snap *engine.Snapshot, metaLogRetention time.Duration, bucket string, kind lifecycle.ActionKind) []*engine.CompiledAction {
+	retention := metaLogRetention
+	if retention == 0 {
+		retention = engine.MaxEffectiveTTL(snap)
+	}
+	rv, _ := snap.RulesForShard(0, retention)
+	var out []*engine.CompiledAction
+	for _, a := range rv.BucketActions(bucket) {
+		if a.IsActive() && a.Key.Kind == kind {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -128,7 +128,10 @@ type Target struct {
 	NoncurrentSince time.Time // zero when current or not stamped
 	RetainUntil     time.Time // Object Lock retention; zero when none
 	LegalHold       bool
-	Verdicts        []Verdict
+	// Gone marks an upload the listing no longer has whose mpu_init event
+	// the next pass still replays (Created is then the event's time).
+	Gone     bool
+	Verdicts []Verdict
 	// Dispatch is the action the pass chooses for the target (the
 	// earliest due match of every enabled rule); nil when none applies.
 	Dispatch *Dispatch
@@ -177,6 +180,10 @@ type Dispatch struct {
 	Replay, Walk bool
 	// Held is set when Object Lock makes the store skip the delete.
 	Held string
+	// Gone is set when the target is no longer there but the pass still
+	// dispatches for it (a replayed upload): why the store will answer
+	// NOOP_RESOLVED.
+	Gone string
 }
 
 // Standing is where the next pass stands for the key.
@@ -201,6 +208,8 @@ type Standing struct {
 	// Pending counts the key's events that some shard's replay has still
 	// to read (after that shard's cursor).
 	Pending int
+	// pendingInits are the key's mpu_init events among them.
+	pendingInits []filer.Event
 }
 
 // Event is one of the key's meta-log events and where replay stands on it.
@@ -259,7 +268,46 @@ func Explain(ctx context.Context, cfg Config) (*Report, error) {
 	if err := standing(ctx, cfg, rep); err != nil {
 		return nil, err
 	}
+	if cfg.VersionID == "" && cfg.Rules != nil {
+		rep.Uploads = append(rep.Uploads, goneUploads(cfg, rep)...)
+	}
 	return rep, nil
+}
+
+// goneUploads are the uploads no longer listed (completed or aborted)
+// whose mpu_init event the next pass still replays: replay decides on the
+// event alone (dailyrun.ReplayedUpload), so it dispatches the abort when
+// due and the store answers NOOP_RESOLVED.
+func goneUploads(cfg Config, rep *Report) []Target {
+	listed := map[string]bool{}
+	for _, u := range rep.Uploads {
+		listed[u.UploadID] = true
+	}
+	acts := dailyrun.ReplayActions(cfg.Snapshot, cfg.MetaLogRetention, cfg.Bucket.Name, lifecycle.AbortMPU)
+	var out []Target
+	for _, ev := range rep.Pass.pendingInits {
+		if listed[ev.UploadID] {
+			continue
+		}
+		listed[ev.UploadID] = true
+		up := dailyrun.ReplayedUpload(ev)
+		t := explainUpload(cfg, &up)
+		t.Gone, t.Dispatch = true, nil
+		for i := range t.Verdicts {
+			t.Verdicts[i].Chosen = false
+		}
+		if m, act, ok := cfg.Snapshot.BestUploadMatch(acts, &up); ok {
+			t.Dispatch = &Dispatch{RuleID: m.RuleID, Kind: m.Kind, Due: m.Due, DueNow: m.IsDue(cfg.Now), Replay: true,
+				Gone: "the upload is gone (completed or aborted): the store answers NOOP_RESOLVED"}
+			for i, v := range t.Verdicts {
+				if v.RuleIndex > 0 && &cfg.Rules.Rules[v.RuleIndex-1] == act.Rule && v.Action == string(act.Key.Kind) {
+					t.Verdicts[i].Chosen = true
+				}
+			}
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // keyUploads lists the bucket's incomplete uploads of the key, through the

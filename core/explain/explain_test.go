@@ -226,3 +226,42 @@ func TestExplainKeyAndBucketStates(t *testing.T) {
 		t.Error("a store error is an error")
 	}
 }
+
+// An upload completed or aborted while its mpu_init event is still ahead
+// of the cursor is replayed anyway (replay decides on the event alone):
+// explain lists it as gone, with the abort the pass dispatches and the
+// NOOP_RESOLVED the store answers.
+func TestExplainGoneUpload(t *testing.T) {
+	initTs := day.UnixNano()
+	st := &store{t: t, objs: map[string]filer.Object{}, files: map[string][]byte{},
+		events: []filer.Event{{TsNs: initTs, Type: filer.EventMPUInit, Bucket: "b", Key: "a/k", UploadID: "u9"}}}
+	cfg := config(t, st, filer.Bucket{Name: "b", Versioning: filer.VersioningEnabled})
+	rep, err := Explain(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Uploads) != 1 {
+		t.Fatalf("uploads %+v", rep.Uploads)
+	}
+	up := rep.Uploads[0]
+	if d := up.Dispatch; !up.Gone || up.UploadID != "u9" || !up.Created.Equal(day) || d == nil || !d.DueNow || d.Kind != lifecycle.AbortMPU || d.Gone == "" || !d.Replay {
+		t.Errorf("gone upload %+v dispatch %+v", up, up.Dispatch)
+	}
+	chosen := 0
+	for _, v := range up.Verdicts {
+		if v.Chosen {
+			chosen++
+			if v.RuleID != "mpu" || v.Outcome != OutcomeDue {
+				t.Errorf("chosen verdict %+v", v)
+			}
+		}
+	}
+	if chosen != 1 {
+		t.Errorf("%d chosen verdicts", chosen)
+	}
+	cfg.VersionID = "x"
+	st.objs["a/k"] = filer.Object{Key: "a/k", Versions: []filer.Version{{VersionID: "x", IsLatest: true, MtimeNs: initTs}}}
+	if rep, err := Explain(context.Background(), cfg); err != nil || len(rep.Uploads) != 0 {
+		t.Errorf("--version-id explains versions only: %+v %v", rep, err)
+	}
+}

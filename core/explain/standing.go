@@ -54,6 +54,9 @@ func standing(ctx context.Context, cfg Config, rep *Report) error {
 		e := &Event{Event: ev, Shard: shard, Plan: p, AfterCursor: p.Replays && ev.TsNs > p.ReplayFromNs}
 		if e.AfterCursor {
 			st.Pending++
+			if ev.Type == filer.EventMPUInit {
+				st.pendingInits = append(st.pendingInits, ev)
+			}
 		}
 		st.LastEvent = e
 		return nil
