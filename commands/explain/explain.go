@@ -64,7 +64,9 @@ the same --due-rounding and --expired-marker-days. Then explain shows
 where the next pass stands for the key: the shard that walks it, that
 shard's cursor and last walk, the walk the pass will fire, and the key's
 last meta-log event and whether it lies after its shard's cursor (the next
-pass replays it) or before (already replayed).
+pass replays it) or before (already replayed). An upload completed or
+aborted while its initiation event is still ahead of the cursor is listed
+as gone: replay still dispatches its abort, which ends NOOP_RESOLVED.
 
 Explain only reads: the key's entries as the pass reads them, the uploads
 listing, the cursors and the meta-log.
