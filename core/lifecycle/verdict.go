@@ -318,9 +318,10 @@ func (d DueMath) At() time.Time {
 	return DueAt(d.Base, d.Days, d.Rounding)
 }
 
-// noncurrentSince is when obj.Versions[idx] became noncurrent, per design
-// 000 § noncurrent_since: the demoting event's TsNs, else the successor's
-// mtime, else the version's own mtime (legacy entries).
+// noncurrentSince is when obj.Versions[idx] became noncurrent: the
+// demoting event's TsNs (Version.NoncurrentSinceNs), else the successor's
+// mtime, else the version's own mtime (legacy entries), as README § ilmctl
+// run, Due times counts NoncurrentDays.
 func noncurrentSince(obj *filer.Object, idx int) (time.Time, BaseSource) {
 	v := obj.Versions[idx]
 	switch {
