@@ -215,6 +215,7 @@ func TestExplainAgreesWithDryRun(t *testing.T) {
 			for _, steady := range []bool{false, true} {
 				name := fmt.Sprintf("%s/%s/steady=%v", fx.name, strings.Join(flags, "="), steady)
 				t.Run(name, func(t *testing.T) {
+					t.Parallel()
 					var dir string
 					if fx.fixture == nil {
 						dir = loadDemo(t)
