@@ -1,13 +1,16 @@
-// Package decom decodes RustFS decommission durable-namespace receipts
-// (schema "v2"), following DecommissionDurableIlmReceipt in
-// crates/ecstore/src/core/pools.rs (per design 001 § Durable namespace
-// receipts during decommission). Codec only: verification of receipts
-// against target records is later work.
+// Package decom decides whether a RustFS pool being decommissioned may be
+// removed: it decodes the run's durable-namespace receipts (schema "v2",
+// DecommissionDurableIlmReceipt in RustFS's
+// crates/ecstore/src/core/pools.rs) and expected-receipt manifest (schema
+// "v1"), derives the checkpoint of each live durable ILM record, checks
+// checkpoint successors, and evaluates the completion predicate. No I/O:
+// pools come in as metastore.Reader. docs/design/decommission.md is the
+// account of the contract.
 package decom
 
 import (
 	"encoding/json"
-	"strings"
+	"errors"
 
 	"github.com/ilmctl/ilmctl/core/envelope"
 	"github.com/ilmctl/ilmctl/core/ilmpath"
@@ -21,17 +24,9 @@ const MaxSize = 16 << 10
 
 const proto = "decommission_receipt"
 
-// checkpointKinds are the DurableIlmRecordCheckpoint tags.
-var checkpointKinds = map[string]bool{
-	"tier_delete_journal": true, "tier_delete_dispatch_manifest": true, "tier_delete_dispatch_parent": true,
-	"transition_transaction": true, "tier_probe_intent": true, "manual_transition_job": true,
-	"manual_transition_scope": true, "manual_transition_task": true, "manual_transition_worker_result": true,
-	"recovery_control": true, "recovery_export": true, "recovery_disposition": true,
-}
-
 // Receipt is DecommissionDurableIlmReceipt. Checkpoints are kept as their
-// compact JSON (internally tagged by "kind"); ilmctl validates the tag and
-// content_sha256 but does not yet interpret per-kind fields.
+// compact JSON (internally tagged by "kind"), which the checksum covers,
+// and decoded into Ck and TerminalCk.
 type Receipt struct {
 	SourcePath         string
 	Namespace          string
@@ -39,13 +34,22 @@ type Receipt struct {
 	ID                 string
 	Checkpoint         json.RawMessage
 	TerminalCheckpoint json.RawMessage // nil when null
+
+	Ck         *Checkpoint // decoded Checkpoint
+	TerminalCk *Checkpoint // decoded TerminalCheckpoint; nil when null
 }
+
+// Terminal reports whether the receipt carries a terminal checkpoint.
+func (r *Receipt) Terminal() bool { return r.TerminalCk != nil }
 
 func rerr(field string, sentinel error, format string, args ...any) error {
 	return envelope.Errf(proto, field, sentinel, format, args...)
 }
 
-// Decode opens and verifies a receipt envelope.
+// Decode opens and verifies a receipt envelope on its own: size, schema
+// (envelope.ErrSchema for anything but "v2"), checksum, strict
+// checkpoints, registered source path and namespace, id kind and id, and
+// that a terminal checkpoint is a successor of the checkpoint.
 func Decode(data []byte) (*Receipt, error) {
 	env, err := envelope.Open(proto, data, Schema, "receipt", MaxSize)
 	if err != nil {
@@ -68,14 +72,14 @@ func Decode(data []byte) (*Receipt, error) {
 	if r.ID, err = o.String("id"); err != nil {
 		return nil, err
 	}
-	if r.Checkpoint, err = checkpoint(o, "checkpoint"); err != nil {
+	if r.Checkpoint, r.Ck, err = checkpoint(o, "checkpoint"); err != nil {
 		return nil, err
 	}
 	if !o.Has("terminal_checkpoint") {
 		return nil, rerr("terminal_checkpoint", envelope.ErrMissingField, "")
 	}
 	if !o.IsNull("terminal_checkpoint") {
-		if r.TerminalCheckpoint, err = checkpoint(o, "terminal_checkpoint"); err != nil {
+		if r.TerminalCheckpoint, r.TerminalCk, err = checkpoint(o, "terminal_checkpoint"); err != nil {
 			return nil, err
 		}
 	}
@@ -101,29 +105,27 @@ func Decode(data []byte) (*Receipt, error) {
 	default:
 		return nil, rerr("id_kind", envelope.ErrIdentity, "unknown id kind %q", r.IDKind)
 	}
+	if r.TerminalCk != nil {
+		if err := Successor(r.Ck, r.TerminalCk); err != nil {
+			return nil, rerr("terminal_checkpoint", envelope.ErrIllegalState, "terminal checkpoint does not follow the checkpoint: %v", err)
+		}
+	}
 	return r, nil
 }
 
-func checkpoint(o *envelope.Object, key string) (json.RawMessage, error) {
-	c, err := o.Object(key)
+func checkpoint(o *envelope.Object, key string) (json.RawMessage, *Checkpoint, error) {
+	if _, err := o.Object(key); err != nil {
+		return nil, nil, err
+	}
+	c, err := DecodeCheckpoint(o.Raw(key))
 	if err != nil {
-		return nil, err
+		var de *envelope.DecodeError
+		if errors.As(err, &de) {
+			return nil, nil, rerr(key+"."+de.Field, de.Err, "%s", de.Detail)
+		}
+		return nil, nil, err
 	}
-	kind, err := c.String("kind")
-	if err != nil {
-		return nil, err
-	}
-	if !checkpointKinds[kind] {
-		return nil, rerr(key+".kind", envelope.ErrSchema, "unknown checkpoint kind %q", kind)
-	}
-	sum, err := c.String("content_sha256")
-	if err != nil {
-		return nil, err
-	}
-	if !envelope.IsSHA256Hex(sum) {
-		return nil, rerr(key+".content_sha256", envelope.ErrChecksum, "want a SHA-256 digest")
-	}
-	return o.Raw(key), nil
+	return o.Raw(key), c, nil
 }
 
 // EncodeInner is serde_json::to_vec(&DecommissionDurableIlmReceipt).
@@ -143,5 +145,5 @@ func (r *Receipt) Encode() []byte { return envelope.Seal(Schema, "receipt", r.En
 
 // Path is the receipt key for run token and record.
 func (r *Receipt) Path(runToken string) string {
-	return ilmpath.ReceiptKey(runToken, strings.TrimSuffix(r.SourcePath, ""), r.IDKind, r.ID)
+	return ilmpath.ReceiptKey(runToken, r.SourcePath, r.IDKind, r.ID)
 }
