@@ -1,6 +1,7 @@
 package decom
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 
@@ -346,13 +347,14 @@ func decodeQueue(o *envelope.Object, key string) (QueueSnapshot, error) {
 	return s, nil
 }
 
+// compact removes insignificant whitespace, keeping member order (serde
+// writes the snapshot's members in declaration order).
 func compact(raw []byte) []byte {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
 		return raw
 	}
-	b, _ := json.Marshal(v) // sorted keys: an order-free equality form
-	return b
+	return b.Bytes()
 }
 
 func validJournalState(s string) bool {

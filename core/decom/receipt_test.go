@@ -11,7 +11,8 @@ import (
 func sample() *Receipt {
 	return &Receipt{SourcePath: "ilm/transition-transactions/records/01/23/0123456789abcdef0123456789abcdef.json", Namespace: "transition-transaction",
 		IDKind: "transaction_id", ID: "01234567-89ab-cdef-0123-456789abcdef",
-		Checkpoint: []byte(`{"kind":"transition_transaction","content_sha256":"` + strings.Repeat("a", 64) + `"}`)}
+		Checkpoint: []byte(`{"kind":"transition_transaction","content_sha256":"` + strings.Repeat("a", 64) + `","identity_sha256":"` +
+			strings.Repeat("b", 64) + `","remote_version_sha256":"` + strings.Repeat("c", 64) + `","remote_version_known":false,"revision":1,"state":"upload_started"}`)}
 }
 
 func TestReceiptRoundTrip(t *testing.T) {

@@ -19,6 +19,11 @@ import (
 // ilmctl cannot prove a receipt covers it.
 var ErrUnsupportedRecord = errors.New("durable ILM record family not decoded by ilmctl")
 
+// ErrCheckpointNotDerivable is a record that decodes but whose checkpoint
+// ilmctl cannot derive (a manual job whose run report lacks a member the
+// progress proof needs). It blocks completion like an uncovered record.
+var ErrCheckpointNotDerivable = errors.New("checkpoint not derivable from the record")
+
 // Validated is a live durable ILM record reduced to what a receipt binds:
 // validate_durable_ilm_record in RustFS's durable_namespace.rs.
 type Validated struct {
@@ -41,7 +46,8 @@ func (v *Validated) ReceiptKey(runToken string) string {
 // codec, content digest of the stored bytes, identity digest of its
 // immutable members, and its mutable checkpoint members.
 // Errors: ilmpath.ErrUnregistered for an unregistered ilm/ path,
-// ErrUnsupportedRecord, or the codec's *envelope.DecodeError.
+// ErrUnsupportedRecord, ErrCheckpointNotDerivable, or the codec's
+// *envelope.DecodeError.
 func RecordCheckpoint(key string, data []byte) (*Validated, error) {
 	loc, err := ilmpath.Parse(key)
 	if err != nil {
@@ -190,7 +196,7 @@ func jobCheckpoint(c *Checkpoint, j *manualjob.Job) error {
 		optStrJSON(j.Tier), boolJSON(j.DryRun), maxObjects, maxDuration, []byte(fmt.Sprint(j.CreatedAtUnixNanos))))
 	p, err := proofFromReport(j.Report, j.QueueSnapshot)
 	if err != nil {
-		return envelope.Errf("manual_transition_job", "report", envelope.ErrIdentity, "progress proof: %v", err)
+		return fmt.Errorf("%s: %w: progress proof: %v", ilmpath.ManualJobKey(j.JobID), ErrCheckpointNotDerivable, err)
 	}
 	c.Progress = p
 	return nil

@@ -64,6 +64,7 @@ const (
 	ReasonRecordCorrupt         Reason = "record_corrupt"
 	ReasonRecordUnknownSchema   Reason = "record_unknown_schema"
 	ReasonRecordUnsupported     Reason = "record_unsupported"
+	ReasonNotDerivable          Reason = "checkpoint_not_derivable"
 	ReasonRecordUncovered       Reason = "record_uncovered"
 	ReasonRecordNotSuccessor    Reason = "record_not_successor"
 	ReasonReceiptCheckpointKind Reason = "checkpoint_kind_mismatch"
@@ -425,6 +426,9 @@ func (v *verifier) checkTargetCopy(r *Receipt) (Reason, string) {
 		return ReasonTargetMissing, "no target pool holds the record and the receipt is not terminal"
 	}
 	rec, err := RecordCheckpoint(r.SourcePath, c.data)
+	if errors.Is(err, ErrCheckpointNotDerivable) {
+		return ReasonNotDerivable, fmt.Sprintf("copy in %s: %v", c.pool, err)
+	}
 	if err != nil {
 		return ReasonTargetCorrupt, fmt.Sprintf("copy in %s: %v", c.pool, err)
 	}
@@ -449,7 +453,10 @@ func (v *verifier) checkTargetCopy(r *Receipt) (Reason, string) {
 		}
 		return ReasonTargetNotSuccessor, fmt.Sprintf("copy in %s: %v", c.pool, err)
 	}
-	return ReasonTargetMatches, "copy in " + c.pool
+	if Equal(base, rec.Checkpoint) {
+		return ReasonTargetMatches, "copy in " + c.pool + " is the receipt's generation"
+	}
+	return ReasonTargetMatches, "copy in " + c.pool + " is one legal step later"
 }
 
 func (v *verifier) checkMissing() {
@@ -507,6 +514,8 @@ func recordReason(err error) Reason {
 		return ReasonUnregisteredPath
 	case errors.Is(err, ErrUnsupportedRecord):
 		return ReasonRecordUnsupported
+	case errors.Is(err, ErrCheckpointNotDerivable):
+		return ReasonNotDerivable
 	case errors.Is(err, envelope.ErrSchema), errors.Is(err, envelope.ErrUnsupportedVersion):
 		return ReasonRecordUnknownSchema
 	}
