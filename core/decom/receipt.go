@@ -11,6 +11,8 @@ package decom
 import (
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/ilmctl/ilmctl/core/envelope"
 	"github.com/ilmctl/ilmctl/core/ilmpath"
@@ -86,24 +88,15 @@ func Decode(data []byte) (*Receipt, error) {
 	if err := env.Verify(proto, r.EncodeInner()); err != nil {
 		return nil, err
 	}
-	ns, err := ilmpath.Lookup(r.SourcePath)
+	loc, err := ilmpath.Parse(r.SourcePath)
 	if err != nil {
 		return nil, rerr("source_path", envelope.ErrPath, "%v", err)
 	}
-	if ns.Name != r.Namespace {
-		return nil, rerr("namespace", envelope.ErrIdentity, "namespace %q does not match source path namespace %q", r.Namespace, ns.Name)
+	if loc.Namespace.Name != r.Namespace {
+		return nil, rerr("namespace", envelope.ErrIdentity, "namespace %q does not match source path namespace %q", r.Namespace, loc.Namespace.Name)
 	}
-	switch r.IDKind {
-	case "operation_id":
-		if !envelope.IsSHA256Hex(r.ID) {
-			return nil, rerr("id", envelope.ErrIdentity, "operation_id must be a SHA-256 digest")
-		}
-	case "transaction_id", "job_id":
-		if !envelope.IsCanonicalUUID(r.ID) && !(len(r.ID) == 32 && envelope.IsCanonicalUUID(ilmpath.Hyphenate(r.ID))) {
-			return nil, rerr("id", envelope.ErrIdentity, "%s must be a UUID", r.IDKind)
-		}
-	default:
-		return nil, rerr("id_kind", envelope.ErrIdentity, "unknown id kind %q", r.IDKind)
+	if err := checkIdentity(loc, r); err != nil {
+		return nil, err
 	}
 	if r.TerminalCk != nil {
 		if err := Successor(r.Ck, r.TerminalCk); err != nil {
@@ -126,6 +119,71 @@ func checkpoint(o *envelope.Object, key string) (json.RawMessage, *Checkpoint, e
 		return nil, nil, err
 	}
 	return o.Raw(key), c, nil
+}
+
+// namespaceKinds are the checkpoint kinds a record of each namespace
+// produces.
+var namespaceKinds = map[ilmpath.Kind][]CheckpointKind{
+	ilmpath.KindTierDeleteJournal:   {CkJournal},
+	ilmpath.KindTierDeleteJournalV6: {CkJournal},
+	ilmpath.KindDispatchRoot:        {CkManifest, CkParent},
+	ilmpath.KindDispatchChunk:       {CkManifest},
+	ilmpath.KindTransition:          {CkTransition},
+	ilmpath.KindProbeIntent:         {CkProbe},
+	ilmpath.KindManualJob:           {CkManualJob},
+	ilmpath.KindManualScope:         {CkManualScope},
+	ilmpath.KindManualTask:          {CkManualTask},
+	ilmpath.KindManualResult:        {CkManualResult},
+}
+
+// checkIdentity binds a receipt's id kind, id and checkpoint kinds to its
+// canonical source path: the id RustFS derives for that path (see
+// docs/design/decommission.md#receipts) wherever the path determines it.
+func checkIdentity(loc ilmpath.Location, r *Receipt) error {
+	want := map[ilmpath.Kind]string{
+		ilmpath.KindTierDeleteJournal: "operation_id", ilmpath.KindTierDeleteJournalV6: "operation_id",
+		ilmpath.KindDispatchRoot: "operation_id", ilmpath.KindDispatchChunk: "operation_id",
+		ilmpath.KindTransition: "transaction_id", ilmpath.KindManualJob: "job_id", ilmpath.KindManualScope: "job_id",
+		ilmpath.KindManualTask: "job_id", ilmpath.KindManualResult: "job_id",
+	}[loc.Kind]
+	if want == "" {
+		return rerr("source_path", envelope.ErrIdentity, "no receipt id kind is defined for namespace %q", loc.Namespace.Name)
+	}
+	if r.IDKind != want {
+		return rerr("id_kind", envelope.ErrIdentity, "a %s record is identified by %s, not %s", loc.Kind, want, r.IDKind)
+	}
+	if r.IDKind == "operation_id" && !envelope.IsSHA256Hex(r.ID) {
+		return rerr("id", envelope.ErrIdentity, "operation_id must be a SHA-256 digest")
+	}
+	if r.IDKind != "operation_id" && !validUUIDText(r.ID) {
+		return rerr("id", envelope.ErrIdentity, "%s must be a UUID", r.IDKind)
+	}
+	simple := strings.ReplaceAll(r.ID, "-", "")
+	var ok bool
+	switch loc.Kind {
+	case ilmpath.KindTierDeleteJournal:
+		ok = r.ID == loc.Digest
+	case ilmpath.KindTierDeleteJournalV6:
+		ok = r.ID == envelope.SHA256Hex([]byte(r.SourcePath))
+	case ilmpath.KindDispatchChunk:
+		ok = r.ID == uuidDigest(ilmpath.Hyphenate(loc.Operation))
+	case ilmpath.KindTransition, ilmpath.KindManualJob, ilmpath.KindManualTask, ilmpath.KindManualResult:
+		ok = simple == loc.ID
+	default: // root manifest or parent, scope: the id is not in the path
+		ok = true
+	}
+	if !ok {
+		return rerr("id", envelope.ErrIdentity, "%s %s is not the id of %s", r.IDKind, r.ID, r.SourcePath)
+	}
+	for _, ck := range []*Checkpoint{r.Ck, r.TerminalCk} {
+		if ck == nil {
+			continue
+		}
+		if !slices.Contains(namespaceKinds[loc.Kind], ck.Kind) {
+			return rerr("checkpoint.kind", envelope.ErrIdentity, "a %s checkpoint for a %s record", ck.Kind, loc.Kind)
+		}
+	}
+	return nil
 }
 
 // EncodeInner is serde_json::to_vec(&DecommissionDurableIlmReceipt).
