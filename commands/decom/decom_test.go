@@ -150,6 +150,7 @@ func TestVerifyTables(t *testing.T) {
 		{"verify-complete.txt", decomfixture.Complete(), nil},
 		{"verify-blocked.txt", decomfixture.Complete().MissingReceipt().TerminalHidesTarget().Unregistered(), nil},
 		{"verify-blocked-wide.txt", decomfixture.Complete().NonSuccessor(), []string{"-o", "wide"}},
+		{"verify-blocked.json", decomfixture.Complete().DigestMismatch().CorruptReceipt(), []string{"-o", "json"}},
 	} {
 		dir := t.TempDir()
 		writeRun(t, dir, c.run)

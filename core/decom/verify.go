@@ -70,6 +70,19 @@ const (
 	ReasonReceiptCheckpointKind Reason = "checkpoint_kind_mismatch"
 )
 
+// Reasons is every reason code, non-blocking first; the vocabulary of
+// docs/design/decommission.md#reasons.
+var Reasons = []Reason{
+	ReasonManifestMatches, ReasonTargetMatches, ReasonTargetAbsentTerminal,
+	ReasonManifestMissing, ReasonManifestCorrupt, ReasonManifestUnknownSchema, ReasonManifestRunToken, ReasonManifestCount,
+	ReasonManifestDigest, ReasonExpectedInvalid, ReasonReceiptMissing, ReasonReceiptUnexpected, ReasonReceiptCorrupt,
+	ReasonReceiptUnknownSchema, ReasonReceiptPathInvalid, ReasonReceiptPathMismatch, ReasonReceiptIdentity,
+	ReasonReceiptNotSuccessor, ReasonTerminalMissing, ReasonTerminalNotSuccessor, ReasonTargetMissing, ReasonTargetDivergent,
+	ReasonTargetCorrupt, ReasonTargetIdentity, ReasonTargetNotSuccessor, ReasonTerminalHidesTarget, ReasonIdentityNotDerivable,
+	ReasonNotDerivable, ReasonReceiptCheckpointKind, ReasonUnregisteredPath, ReasonRecordCorrupt, ReasonRecordUnknownSchema,
+	ReasonRecordUnsupported, ReasonRecordUncovered, ReasonRecordNotSuccessor,
+}
+
 // RowKind says what a row is about.
 type RowKind string
 

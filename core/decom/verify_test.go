@@ -3,6 +3,7 @@ package decom_test
 import (
 	"context"
 	"errors"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -186,5 +187,32 @@ func TestVerifyBadInput(t *testing.T) {
 	}
 	if _, err := decom.Verify(context.Background(), run.Token, src, nil); !errors.Is(err, decom.ErrBadInput) {
 		t.Errorf("no targets: %v", err)
+	}
+}
+
+// TestReasonsDocumented keeps docs/design/decommission.md#reasons the
+// whole vocabulary: every code is in its table, and every code in the
+// table exists.
+func TestReasonsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/design/decommission.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(doc), "\n## Reasons\n")
+	table, _, _ = strings.Cut(table, "\n## ")
+	known := map[string]bool{}
+	for _, r := range decom.Reasons {
+		known[string(r)] = true
+		if !strings.Contains(table, "| `"+string(r)+"` |") {
+			t.Errorf("reason %s is not in docs/design/decommission.md#reasons", r)
+		}
+	}
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, "| `") {
+			code := strings.TrimPrefix(strings.SplitN(line, "`", 3)[1], "")
+			if !known[code] {
+				t.Errorf("documented reason %s does not exist", code)
+			}
+		}
 	}
 }
