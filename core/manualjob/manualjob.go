@@ -245,7 +245,6 @@ func ScopeKeyFormatOf(scopeKey, bucket, prefix string, tier *string, dryRun bool
 	return ""
 }
 
-
 func rawObject(o *envelope.Object, key string) (json.RawMessage, error) {
 	if _, err := o.Object(key); err != nil {
 		return nil, err
