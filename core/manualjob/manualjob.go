@@ -80,6 +80,11 @@ type Job struct {
 	Error                   *string
 	// ScopeKeyFormat is the derivation ScopeKey matches (set by DecodeJob).
 	ScopeKeyFormat ScopeKeyFormat
+	// LegacyReportChecksum is set by DecodeJob when content_sha256 covers
+	// the report without tier_failure_by_reason (an older writer's
+	// checksum RustFS still accepts). Encode always writes the current
+	// checksum, so such a record does not re-encode to its stored bytes.
+	LegacyReportChecksum bool
 }
 
 func derr(proto, field string, sentinel error, format string, args ...any) error {
@@ -184,6 +189,7 @@ func DecodeJob(key string, data []byte) (*Job, error) {
 		if env.Verify(protoJob, alt.EncodeInner()) != nil {
 			return nil, err
 		}
+		j.LegacyReportChecksum = true
 	}
 	if err := j.validate(); err != nil {
 		return nil, err
