@@ -7,6 +7,7 @@
 package decomfixture
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/ilmctl/ilmctl/core/decom"
@@ -139,7 +140,7 @@ func Complete() *Run {
 }
 
 // ReceiptPaths are the receipt keys on the source pool, the run's
-// expected set.
+// expected set, sorted.
 func (r *Run) ReceiptPaths() []string {
 	var out []string
 	for k := range r.Pools[Source] {
@@ -147,6 +148,7 @@ func (r *Run) ReceiptPaths() []string {
 			out = append(out, k)
 		}
 	}
+	sort.Strings(out)
 	return out
 }
 
