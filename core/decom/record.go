@@ -20,8 +20,9 @@ import (
 var ErrUnsupportedRecord = errors.New("durable ILM record family not decoded by ilmctl")
 
 // ErrCheckpointNotDerivable is a record that decodes but whose checkpoint
-// ilmctl cannot derive (a manual job whose run report lacks a member the
-// progress proof needs). It blocks completion like an uncovered record.
+// ilmctl cannot derive (a manual job whose run report has no bucket, a
+// mistyped member or an undecodable continuation token). It blocks
+// completion like an uncovered record.
 var ErrCheckpointNotDerivable = errors.New("checkpoint not derivable from the record")
 
 // Validated is a live durable ILM record reduced to what a receipt binds:
@@ -213,12 +214,15 @@ func proofFromReport(report, queue json.RawMessage) (*ProgressProof, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &ProgressProof{Counters: map[string]uint64{}, Flags: map[string]bool{}}
+	p := &ProgressProof{Counters: map[string]uint64{}, Flags: map[string]bool{}, TierFailureByReason: map[string]uint64{}}
 	bucket, err := o.String("bucket")
 	if err != nil {
 		return nil, err
 	}
-	prefix, err := o.String("prefix")
+	// RustFS leaves zero counters, false flags, an empty reason map and an
+	// absent token out of the report it writes; they read back as their
+	// defaults. A member that is present must have its type.
+	prefix, err := optDefault(o, "prefix", o.String)
 	if err != nil {
 		return nil, err
 	}
@@ -226,23 +230,25 @@ func proofFromReport(report, queue json.RawMessage) (*ProgressProof, error) {
 	if err != nil {
 		return nil, err
 	}
-	dry, err := o.Bool("dry_run")
+	dry, err := optDefault(o, "dry_run", o.Bool)
 	if err != nil {
 		return nil, err
 	}
 	p.ScopeSHA256 = envelope.SHA256Hex(tuple(strJSON(bucket), strJSON(prefix), optStrJSON(tier), boolJSON(dry)))
 	for _, k := range progressCounters {
-		if p.Counters[k], err = o.Uint(k, 1<<64-1); err != nil {
+		if p.Counters[k], err = optDefault(o, k, func(k string) (uint64, error) { return o.Uint(k, 1<<64-1) }); err != nil {
 			return nil, err
 		}
 	}
 	for _, k := range progressFlags {
-		if p.Flags[k], err = o.Bool(k); err != nil {
+		if p.Flags[k], err = optDefault(o, k, o.Bool); err != nil {
 			return nil, err
 		}
 	}
-	if p.TierFailureByReason, err = uintMap(o, "tier_failure_by_reason"); err != nil {
-		return nil, err
+	if !o.IsNull("tier_failure_by_reason") {
+		if p.TierFailureByReason, err = uintMap(o, "tier_failure_by_reason"); err != nil {
+			return nil, err
+		}
 	}
 	if p.CursorRevision, err = o.OptUint("cursor_revision"); err != nil {
 		return nil, err
@@ -273,6 +279,16 @@ func proofFromReport(report, queue json.RawMessage) (*ProgressProof, error) {
 		return nil, fmt.Errorf("%w: report counters, cursor or queue snapshot", ErrInvalidCheckpoint)
 	}
 	return p, nil
+}
+
+// optDefault reads key with read, or returns the zero value when the
+// member is absent or null (serde's default).
+func optDefault[T any](o *envelope.Object, key string, read func(string) (T, error)) (T, error) {
+	var zero T
+	if o.IsNull(key) {
+		return zero, nil
+	}
+	return read(key)
 }
 
 // tokenMarker decodes a manual-transition continuation token: unpadded

@@ -1,6 +1,7 @@
 package decom
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -107,5 +108,47 @@ func TestRecordCheckpointIdentity(t *testing.T) {
 	}
 	if _, err := RecordCheckpoint("ilm/future/x.json", []byte(`{}`)); !errors.Is(err, ilmpath.ErrUnregistered) {
 		t.Errorf("unregistered: %v", err)
+	}
+}
+
+// TestRecordCheckpointRustFSRecords: records byte for byte as RustFS
+// writes them (testdata/rustfs-records) derive a checkpoint, including the
+// manual jobs whose reports leave zero counters out.
+func TestRecordCheckpointRustFSRecords(t *testing.T) {
+	root := "../../testdata/rustfs-records/store"
+	var expect struct {
+		Records []struct{ Path, Classification string }
+	}
+	raw, err := os.ReadFile("../../testdata/rustfs-records/expect.json")
+	if err != nil || json.Unmarshal(raw, &expect) != nil {
+		t.Fatalf("expect.json: %v", err)
+	}
+	corrupt := map[string]bool{}
+	for _, r := range expect.Records {
+		corrupt[r.Path] = r.Classification == "corrupt"
+	}
+	n := 0
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		key := filepath.ToSlash(rel)
+		v, err := RecordCheckpoint(key, b)
+		if corrupt[key] != (err != nil) {
+			t.Errorf("%s: corrupt %v, got %v", key, corrupt[key], err)
+		}
+		if err != nil {
+			return nil
+		}
+		n++
+		if v.Checkpoint.Kind == CkManualJob && (v.Checkpoint.Progress == nil || !v.Checkpoint.Progress.valid()) {
+			t.Errorf("%s: no valid progress proof", key)
+		}
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("%d records: %v", n, err)
 	}
 }
