@@ -92,6 +92,12 @@ func TestVerify(t *testing.T) {
 		{"terminal receipt hiding a nonterminal target copy", decomfixture.Complete().TerminalHidesTarget(), []want{
 			{rk(decomfixture.TxTerminal), decom.RowReceipt, decom.ReasonTerminalHidesTarget},
 		}},
+		{"terminal receipt beside a nonterminal receipt", decomfixture.Complete().TerminalHidesReceipt(), []want{
+			{rk(decomfixture.TxTerminal), decom.RowReceipt, decom.ReasonTerminalMissing},
+		}},
+		{"divergent target copies", decomfixture.Complete().DivergentCopies(), []want{
+			{rk(decomfixture.JobKey), decom.RowReceipt, decom.ReasonTargetDivergent},
+		}},
 		{"unregistered ilm/ path", decomfixture.Complete().Unregistered(), []want{
 			{"ilm/future-durable/jobs/one.json", decom.RowRecord, decom.ReasonUnregisteredPath},
 		}},

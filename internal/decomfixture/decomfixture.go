@@ -215,6 +215,26 @@ func (r *Run) TerminalHidesTarget() *Run {
 	return r
 }
 
+// TerminalHidesReceipt puts on target-b a receipt for TxTerminal without
+// its terminal checkpoint, beside target-a's terminal one.
+func (r *Run) TerminalHidesReceipt() *Run {
+	rec, err := decom.RecordCheckpoint(TxTerminal, r.Pools[Source][TxTerminal])
+	if err != nil {
+		panic(err)
+	}
+	rc := &decom.Receipt{SourcePath: TxTerminal, Namespace: rec.Namespace, IDKind: rec.IDKind, ID: rec.ID, Checkpoint: rec.Checkpoint.Encode()}
+	r.Pools[TargetB][rec.ReceiptKey(r.Token)] = rc.Encode()
+	return r
+}
+
+// DivergentCopies puts a different generation of the job on target-b.
+func (r *Run) DivergentCopies() *Run {
+	j := job()
+	j.UpdatedAtUnixNanos++
+	r.Pools[TargetB][JobKey] = j.Encode()
+	return r
+}
+
 // Unregistered adds a key under ilm/ that no durable namespace registers.
 func (r *Run) Unregistered() *Run {
 	r.Pools[Source]["ilm/future-durable/jobs/one.json"] = []byte(`{"v":1}`)
