@@ -273,7 +273,7 @@ func (v *verifier) checkManifest() {
 	case !ok || !listed:
 		return // read error recorded; no row can be decided
 	case data == nil:
-		row.Reason, row.Detail = ReasonManifestMissing, "the run wrote no expected-receipt manifest on the source pool"
+		row.Reason, row.Detail = ReasonManifestMissing, "no expected-receipt manifest on the source pool (check the run token, and that the source pool is given first)"
 	default:
 		c := ClassifyManifest(key, data)
 		if c.Status != StatusValid {

@@ -74,6 +74,7 @@ func TestVerify(t *testing.T) {
 		want []want
 	}{
 		{"complete run", decomfixture.Complete(), nil},
+		{"receipt advanced one step past the source", decomfixture.Complete().ReceiptAdvanced(), nil},
 		{"missing receipt", decomfixture.Complete().MissingReceipt(), []want{
 			{rk(decomfixture.ScopeKey), decom.RowReceipt, decom.ReasonReceiptMissing},
 			{decomfixture.ScopeKey, decom.RowRecord, decom.ReasonRecordUncovered},

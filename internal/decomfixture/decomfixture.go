@@ -215,6 +215,19 @@ func (r *Run) TerminalHidesTarget() *Run {
 	return r
 }
 
+// ReceiptAdvanced moves TxUploaded's target receipt one legal step, to the
+// generation its target copy holds, as a protocol writer does while the
+// run is active; the run stays complete.
+func (r *Run) ReceiptAdvanced() *Run {
+	rec, err := decom.RecordCheckpoint(TxUploaded, r.Pools[TargetA][TxUploaded])
+	if err != nil {
+		panic(err)
+	}
+	rc := &decom.Receipt{SourcePath: TxUploaded, Namespace: rec.Namespace, IDKind: rec.IDKind, ID: rec.ID, Checkpoint: rec.Checkpoint.Encode()}
+	r.Pools[TargetA][rec.ReceiptKey(r.Token)] = rc.Encode()
+	return r
+}
+
 // TerminalHidesReceipt puts on target-b a receipt for TxTerminal without
 // its terminal checkpoint, beside target-a's terminal one.
 func (r *Run) TerminalHidesReceipt() *Run {
