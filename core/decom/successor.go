@@ -331,26 +331,3 @@ func (q QueueSnapshot) valid() bool {
 	return (q.QueueCapacity > 0 || q.Queued == 0) && (q.QueueCapacity == 0 || q.Queued <= q.QueueCapacity) &&
 		(q.Workers > 0 || q.Active == 0) && (q.Workers == 0 || q.Active <= q.Workers)
 }
-
-// IsTerminal reports whether a checkpoint is a terminal generation of its
-// protocol: a committed journal, an aborted or completed manifest, a
-// completed parent, an aborted or committed transaction, a terminal probe,
-// a manual job that is no longer running. Task, result and scope records
-// have no terminal state of their own.
-func (c *Checkpoint) IsTerminal() bool {
-	switch c.Kind {
-	case CkJournal:
-		return c.Committed
-	case CkManifest:
-		return c.ManifestState == "Aborted" || c.ManifestState == "Completed"
-	case CkParent:
-		return c.Completed
-	case CkTransition:
-		return c.State == "committed" || c.State == "aborted_no_remote"
-	case CkProbe:
-		return c.State == "completed" || c.State == "aborted_no_remote"
-	case CkManualJob:
-		return c.State != "running"
-	}
-	return false
-}
