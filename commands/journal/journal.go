@@ -130,7 +130,9 @@ func newLs() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "List and classify every durable ILM record in the given pools",
-		Long: `ls scans every pool under ilm/, decodes each record and prints its
+		Long: `ls scans every pool under ilm/ and decommission/ (decommission receipts
+and expected-receipt manifests, classified as 'ilmctl decom verify' reads
+them), decodes each record and prints its
 protocol, classification, decision, age and ID (a short digest of its path,
 as git shortens hashes, that 'journal show' takes), then a summary by
 protocol and classification. -o wide adds schema/version, state, owner and
@@ -152,7 +154,7 @@ whether leases and owner windows have expired, and the AGE column.`,
 		Args: cmdutil.NoArgs,
 	}
 	c.flags(cmd)
-	cmd.Flags().StringVar(&protocol, "protocol", "", "only this protocol: tier_delete_journal, tier_delete_manifest, transition_transaction, manual_transition, other")
+	cmd.Flags().StringVar(&protocol, "protocol", "", "only this protocol: tier_delete_journal, tier_delete_manifest, transition_transaction, manual_transition, decommission, other")
 	cmd.Flags().StringVar(&class, "classification", "", "only this classification (see docs/journal.md)")
 	output := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
