@@ -17,6 +17,7 @@ import (
 	"github.com/ilmctl/ilmctl/client"
 	clientmeta "github.com/ilmctl/ilmctl/client/metastore"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	"github.com/ilmctl/ilmctl/core/decom"
 	"github.com/ilmctl/ilmctl/core/envelope"
 	corejournal "github.com/ilmctl/ilmctl/core/journal"
 	"github.com/ilmctl/ilmctl/core/metastore"
@@ -434,6 +435,15 @@ func showFields(r *corejournal.Record, raw bool) [][2]string {
 			[2]string{"completed_journal_count", strconv.FormatUint(d.CompletedJournalCount, 10)})
 		if d.ActiveChunk != nil {
 			f = append(f, [2]string{"active_chunk", d.ActiveChunk.ManifestObject})
+		}
+	case *decom.Classified:
+		if d.Manifest != nil {
+			f = append(f, [2]string{"run_token", d.Manifest.RunToken}, [2]string{"receipt_count", strconv.FormatUint(d.Manifest.ReceiptCount, 10)},
+				[2]string{"receipt_paths_sha256", d.Manifest.ReceiptPathsSHA256})
+		}
+		if d.Receipt != nil && d.Locator != nil {
+			f = append(f, [2]string{"run_token", d.Locator.RunToken}, [2]string{"source_path", d.Receipt.SourcePath},
+				[2]string{"id_kind", d.Receipt.IDKind}, [2]string{"id", d.Receipt.ID}, [2]string{"terminal", strconv.FormatBool(d.Receipt.Terminal())})
 		}
 	case *transition.Transaction:
 		rv := ""
