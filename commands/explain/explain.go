@@ -52,12 +52,12 @@ initiation; Days; rounding), and the outcome:
   due          the action applies and is due; the next pass dispatches the
                earliest due action of all rules (marked * in the table)
   not_yet_due  the action applies and becomes due at DUE
-  never        the action does not apply as the key is now (WHY says why:
-               a disabled rule, the filter, a delete marker with versions
-               beneath it, newer noncurrent versions kept, a transition,
-               which ilmctl does not execute, a rejected configuration)
-  held         due, but Object Lock keeps the version (retention or legal
-               hold): the store answers SKIPPED_OBJECT_LOCK
+  never        the action does not apply as the key is now, or cannot take
+               effect (WHY says why: a disabled rule, the filter, a delete
+               marker with versions beneath it, newer noncurrent versions
+               kept, a transition, which ilmctl does not execute, a rejected
+               configuration, Object Lock retention until a date or a legal
+               hold, under which the store answers SKIPPED_OBJECT_LOCK)
 
 The verdicts are the pass's own: the same engine calls decide them, with
 the same --due-rounding and --expired-marker-days. Then explain shows

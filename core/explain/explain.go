@@ -70,14 +70,14 @@ const (
 	OutcomeDue Outcome = "due"
 	// OutcomeNotYetDue: the action applies and becomes due at Due.
 	OutcomeNotYetDue Outcome = "not_yet_due"
-	// OutcomeNever: the action does not apply to the target as it is now
-	// (Reason says why); a change to the key can make it apply.
+	// OutcomeNever: the action does not apply to the target as it is now,
+	// or does but cannot take effect (Reason says why). Object Lock is
+	// such a case: the action is due and the pass dispatches the delete
+	// (the target's Dispatch), but the store answers SKIPPED_OBJECT_LOCK
+	// while the version is retained (until RetainUntil) or under legal
+	// hold; walks try again once the lock ends. A change to the key can
+	// make any other action apply.
 	OutcomeNever Outcome = "never"
-	// OutcomeHeld: the action applies and is due, but Object Lock keeps
-	// the version (retention until RetainUntil, or a legal hold): the pass
-	// dispatches the delete and the store answers SKIPPED_OBJECT_LOCK;
-	// walks try again once the lock ends.
-	OutcomeHeld Outcome = "held"
 )
 
 func (o Outcome) String() string { return string(o) }

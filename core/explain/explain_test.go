@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,8 +123,10 @@ func TestExplainVerdicts(t *testing.T) {
 		t.Errorf("latest dispatch %+v, want ExpirationDays due 2027-01-02 (2026-11-02T10:00 + 60 days, rounded up)", d)
 	}
 	old := rep.Versions[1]
-	if o := outcomes(old)["nc/NoncurrentDays"]; o != OutcomeHeld {
-		t.Errorf("retained noncurrent version: %s, want held", o)
+	for _, v := range old.Verdicts {
+		if v.RuleID == "nc" && (v.Outcome != OutcomeNever || v.Reason != ReasonRetention || !strings.Contains(v.Detail, "retained until 2026-12-02T00:00:00Z")) {
+			t.Errorf("retained noncurrent version: %s %s %q, want never, object_lock_retention until 2026-12-02", v.Outcome, v.Reason, v.Detail)
+		}
 	}
 	if d := old.Dispatch; d == nil || !d.DueNow || d.Held == "" || d.Size != 10 || d.BytesFreed != 10 || !d.Replay || !d.Walk {
 		t.Errorf("noncurrent dispatch %+v: want due now, held, 10 bytes freed, replayed and walked (Object Lock bucket)", d)

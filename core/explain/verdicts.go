@@ -51,7 +51,7 @@ func explainVersion(cfg Config, obj *filer.Object, idx int) Target {
 			out := verdict(cfg, r, i, string(a.Key.Kind), vd)
 			if vd.Applies && (out.Outcome == OutcomeDue) {
 				if why := heldBy(vd.Match.Kind, cfg.Bucket.Versioning, obj, idx, cfg.Now); why != "" {
-					out.Outcome, out.Reason = OutcomeHeld, heldReason(v)
+					out.Outcome, out.Reason = OutcomeNever, heldReason(v)
 					out.Detail += "; " + why
 				}
 			}
