@@ -48,7 +48,7 @@ func explainVersion(cfg Config, obj *filer.Object, idx int) Target {
 			}
 			versionActs++
 			vd := snap.ExplainVersion(a, obj, idx)
-			out := verdict(cfg, r, i, string(a.Key.Kind), vd)
+			out := verdict(cfg, r, i, string(a.Key.Kind), vd, v)
 			if vd.Applies && (out.Outcome == OutcomeDue) {
 				if why := heldBy(vd.Match.Kind, cfg.Bucket.Versioning, obj, idx, cfg.Now); why != "" {
 					out.Outcome, out.Reason = OutcomeNever, heldReason(v)
@@ -94,7 +94,7 @@ func explainUpload(cfg Config, up *filer.Upload) Target {
 				Reason: lifecycle.ReasonNotUploadAction.String(), Detail: "the rule has no AbortIncompleteMultipartUpload"})
 			continue
 		}
-		out := verdict(cfg, r, i, string(lifecycle.AbortMPU), snap.ExplainUpload(abort, up))
+		out := verdict(cfg, r, i, string(lifecycle.AbortMPU), snap.ExplainUpload(abort, up), nil)
 		out.Chosen = ok && sameAction(abort, bestAct)
 		t.Verdicts = append(t.Verdicts, out)
 	}
@@ -138,11 +138,12 @@ func bucketVerdict(cfg Config) Verdict {
 	return Verdict{Outcome: OutcomeNever, Reason: ReasonNoConfiguration, Detail: "the bucket has no lifecycle configuration"}
 }
 
-// verdict turns the engine's verdict into the outcome at cfg.Now.
-func verdict(cfg Config, r *lifecycle.Rule, i int, action string, vd lifecycle.Verdict) Verdict {
+// verdict turns the engine's verdict on v (nil for an upload) into the
+// outcome at cfg.Now.
+func verdict(cfg Config, r *lifecycle.Rule, i int, action string, vd lifecycle.Verdict, v *filer.Version) Verdict {
 	out := Verdict{RuleID: r.ID, RuleIndex: i + 1, Action: action, Filter: vd.Filter}
 	if vd.Reason == lifecycle.ReasonFilter {
-		out.FilterDetail = filterDetail(&r.Filter, vd.Filter, cfg.Key)
+		out.FilterDetail = filterDetail(&r.Filter, vd.Filter, cfg.Key, v)
 	}
 	if !vd.Applies {
 		out.Outcome, out.Reason = OutcomeNever, vd.Reason.String()
@@ -231,8 +232,9 @@ func heldReason(v *filer.Version) string {
 	return ReasonRetention
 }
 
-// filterDetail names the failed predicate with its values.
-func filterDetail(f *lifecycle.Filter, c lifecycle.FilterCheck, key string) string {
+// filterDetail names the failed predicate with its values and what the
+// version (nil for an upload) has instead.
+func filterDetail(f *lifecycle.Filter, c lifecycle.FilterCheck, key string, v *filer.Version) string {
 	member := ""
 	if f.And {
 		member = "And member "
@@ -243,12 +245,15 @@ func filterDetail(f *lifecycle.Filter, c lifecycle.FilterCheck, key string) stri
 	case lifecycle.PredicateSizeOnMarker:
 		return "a size bound (ObjectSizeGreaterThan/ObjectSizeLessThan) never selects a delete marker"
 	case lifecycle.PredicateSizeGreaterThan:
-		return fmt.Sprintf("%sObjectSizeGreaterThan %d: the size is not greater", member, *f.SizeGreaterThan)
+		return fmt.Sprintf("%sObjectSizeGreaterThan %d: the size, %d, is not greater", member, *f.SizeGreaterThan, v.Size)
 	case lifecycle.PredicateSizeLessThan:
-		return fmt.Sprintf("%sObjectSizeLessThan %d: the size is not less", member, *f.SizeLessThan)
+		return fmt.Sprintf("%sObjectSizeLessThan %d: the size, %d, is not less", member, *f.SizeLessThan, v.Size)
 	case lifecycle.PredicateTag:
 		t := f.Tags[c.Tag]
-		return fmt.Sprintf("%sTag %s=%s: the version does not carry it", member, t.Key, t.Value)
+		if got, ok := v.Tags[t.Key]; ok {
+			return fmt.Sprintf("%sTag %s=%s: the version has %s=%s", member, t.Key, t.Value, t.Key, got)
+		}
+		return fmt.Sprintf("%sTag %s=%s: the version has no tag %s", member, t.Key, t.Value, t.Key)
 	case lifecycle.PredicateUploadTagOrSize:
 		return "the filter tests tags or size, which an incomplete upload does not have, so it never selects one"
 	}
