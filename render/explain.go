@@ -213,7 +213,7 @@ func newTargetReport(t explain.Target) TargetReport {
 	for _, v := range t.Verdicts {
 		vr := VerdictReport{RuleID: v.RuleID, RuleIndex: v.RuleIndex, Action: v.Action, Outcome: v.Outcome.String(), Reason: v.Reason,
 			Due: timePtr(v.Due), Detail: v.Detail, Chosen: v.Chosen}
-		if v.Action != "" && v.Reason != lifecycle.ReasonDisabled.String() && v.Reason != explain.ReasonTransitionNotExecuted &&
+		if v.Action != "" && v.Reason != lifecycle.ReasonDisabled.String() &&
 			v.Reason != lifecycle.ReasonNotVersionAction.String() && v.Reason != lifecycle.ReasonNotUploadAction.String() {
 			vr.Filter = &FilterReport{Matched: v.Filter.OK(), Failed: v.Filter.Failed.String(), Detail: v.FilterDetail}
 		}

@@ -33,7 +33,7 @@ func explainVersion(cfg Config, obj *filer.Object, idx int) Target {
 		d := &Dispatch{RuleID: best.RuleID, Kind: best.Kind, Due: best.Due, DueNow: best.IsDue(cfg.Now), Size: v.Size,
 			BytesFreed: lifecycle.BytesFreed(best.Kind, snap.Versioning(cfg.Bucket.Name), obj, idx)}
 		d.Replay, d.Walk = dailyrun.ReplayMode(snap, cfg.MetaLogRetention, bestAct.Key)
-		if why := heldBy(best.Kind, cfg.Bucket.Versioning, obj, idx, cfg.Now); why != "" && d.DueNow {
+		if why, _ := heldBy(best.Kind, cfg.Bucket.Versioning, obj, idx, cfg.Now); why != "" && d.DueNow {
 			d.Held = why
 		}
 		t.Dispatch = d
@@ -50,8 +50,8 @@ func explainVersion(cfg Config, obj *filer.Object, idx int) Target {
 			vd := snap.ExplainVersion(a, obj, idx)
 			out := verdict(cfg, r, i, string(a.Key.Kind), vd, v)
 			if vd.Applies && (out.Outcome == OutcomeDue) {
-				if why := heldBy(vd.Match.Kind, cfg.Bucket.Versioning, obj, idx, cfg.Now); why != "" {
-					out.Outcome, out.Reason = OutcomeNever, heldReason(v)
+				if why, reason := heldBy(vd.Match.Kind, cfg.Bucket.Versioning, obj, idx, cfg.Now); why != "" {
+					out.Outcome, out.Reason = OutcomeNever, reason
 					out.Detail += "; " + why
 				}
 			}
@@ -170,12 +170,18 @@ func verdict(cfg Config, r *lifecycle.Rule, i int, action string, vd lifecycle.V
 	return out
 }
 
-// transitionVerdicts are a rule's transitions: valid, never executed.
+// transitionVerdicts are a rule's transitions: valid, never executed,
+// with the filter's answer on the version.
 func transitionVerdicts(cfg Config, r *lifecycle.Rule, i int, obj *filer.Object, idx int) []Verdict {
 	var out []Verdict
+	fc := r.Filter.CheckVersion(obj.Key, &obj.Versions[idx])
 	add := func(element, what string) {
-		vd := Verdict{RuleID: r.ID, RuleIndex: i + 1, Action: element, Outcome: OutcomeNever,
+		vd := Verdict{RuleID: r.ID, RuleIndex: i + 1, Action: element, Outcome: OutcomeNever, Filter: fc,
 			Reason: ReasonTransitionNotExecuted, Detail: what + dailyrun.TransitionNotExecutedSuffix}
+		if !fc.OK() {
+			vd.FilterDetail = filterDetail(&r.Filter, fc, cfg.Key, &obj.Versions[idx])
+			vd.Detail += "; nor does the filter select this version: " + vd.FilterDetail
+		}
 		if !r.Enabled {
 			vd.Reason, vd.Detail = lifecycle.ReasonDisabled.String(), "the rule's Status is Disabled"
 		}
@@ -191,11 +197,13 @@ func transitionVerdicts(cfg Config, r *lifecycle.Rule, i int, obj *filer.Object,
 }
 
 // heldBy says why Object Lock makes the store skip kind's delete of
-// obj.Versions[idx] at now, "" when it does not. It follows the stores'
-// rule (README § ilmctl run, Object Lock): a permanent delete of a version
-// under legal hold or unexpired retention is SKIPPED_OBJECT_LOCK; a
-// delete marker added over it is not a permanent delete.
-func heldBy(kind lifecycle.ActionKind, vs filer.Versioning, obj *filer.Object, idx int, now time.Time) string {
+// obj.Versions[idx] at now, and the reason code; "" when it does not. It
+// follows the stores' rule (README § ilmctl run, Object Lock): a permanent
+// delete of a version under legal hold or unexpired retention is
+// SKIPPED_OBJECT_LOCK; a delete marker added over it is not a permanent
+// delete. Under Suspended an expiration replaces the null version,
+// wherever it is.
+func heldBy(kind lifecycle.ActionKind, vs filer.Versioning, obj *filer.Object, idx int, now time.Time) (why, reason string) {
 	target := -1
 	switch kind {
 	case lifecycle.NoncurrentDays, lifecycle.NewerNoncurrent:
@@ -213,23 +221,16 @@ func heldBy(kind lifecycle.ActionKind, vs filer.Versioning, obj *filer.Object, i
 		}
 	}
 	if target < 0 {
-		return ""
+		return "", ""
 	}
 	v := obj.Versions[target]
 	switch {
 	case v.LegalHold:
-		return fmt.Sprintf("version %s is under legal hold: the store skips the delete (SKIPPED_OBJECT_LOCK) until the hold is removed", v.VersionID)
+		return fmt.Sprintf("version %s is under legal hold: the store skips the delete (SKIPPED_OBJECT_LOCK) until the hold is removed", v.VersionID), ReasonLegalHold
 	case v.RetainUntil.After(now):
-		return fmt.Sprintf("version %s is retained until %s: the store skips the delete (SKIPPED_OBJECT_LOCK) until then", v.VersionID, v.RetainUntil.UTC().Format(time.RFC3339))
+		return fmt.Sprintf("version %s is retained until %s: the store skips the delete (SKIPPED_OBJECT_LOCK) until then", v.VersionID, v.RetainUntil.UTC().Format(time.RFC3339)), ReasonRetention
 	}
-	return ""
-}
-
-func heldReason(v *filer.Version) string {
-	if v.LegalHold {
-		return ReasonLegalHold
-	}
-	return ReasonRetention
+	return "", ""
 }
 
 // filterDetail names the failed predicate with its values and what the
