@@ -472,7 +472,7 @@ func standingTable(w io.Writer, p StandingReport) error {
 		line = fmt.Sprintf("last event: %s %s at %s, in meta-log shard %02d, %s (%d of the key's events pending replay)",
 			e.Type, Cell(target), e.Time.Format(time.RFC3339), e.Shard, rel, p.PendingEvents)
 	case p.ScannedFromNs != nil:
-		line = fmt.Sprintf("last event: none after %s, the earliest replay start (cursor, or the cold-start floor) of any shard: the key's events are all behind it",
+		line = fmt.Sprintf("last event: none after %s (the earliest replay start of any shard, or the cold-start window): the key's events are all older, so no replay reads them",
 			time.Unix(0, *p.ScannedFromNs).UTC().Format(time.RFC3339))
 	default:
 		line = "last event: not looked up; no shard replays the meta-log this pass"

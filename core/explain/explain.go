@@ -198,8 +198,9 @@ type Standing struct {
 	// UntilNs is where the pass stops reading the meta-log (inclusive).
 	UntilNs int64
 	// ScannedFromNs is where the search for the key's events began
-	// (exclusive): the earliest replay start of any shard. Events before
-	// it are behind every cursor.
+	// (exclusive): the earliest replay start of any shard, or the
+	// cold-start window (the longest replay rule's TTL) when that reaches
+	// further back. Events before it are behind every cursor.
 	ScannedFromNs int64
 	Scanned       bool
 	// LastEvent is the key's last meta-log event after ScannedFromNs; nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
@@ -33,15 +34,21 @@ func standing(ctx context.Context, cfg Config, rep *Report) error {
 	if !st.MetaLog {
 		return nil
 	}
-	// Read from the earliest replay start of any shard: the key's events
-	// shard by filer path, so they may fall to any shard.
+	// Read from the earliest replay start of any shard (the key's events
+	// shard by filer path, so they may fall to any shard), and at least
+	// the window a cold start replays, the longest replay rule's TTL: an
+	// event before every cursor is then still found and placed.
 	from, any := int64(0), false
 	for _, p := range plans {
 		if p.Replays && (!any || p.ReplayFromNs < from) {
 			from, any = p.ReplayFromNs, true
 		}
 	}
-	if !any || from >= untilNs {
+	if !any {
+		return nil
+	}
+	from = min(from, cfg.Now.UnixNano()-int64(engine.MaxEffectiveTTL(cfg.Snapshot)))
+	if from >= untilNs {
 		return nil
 	}
 	st.Scanned, st.ScannedFromNs = true, from
