@@ -65,6 +65,10 @@ type DispatchReport struct {
 	FoundBy    string     `json:"found_by"`
 	Held       string     `json:"held,omitempty"`
 	Gone       string     `json:"gone,omitempty"`
+	// NextPass says whether the next pass at --now dispatches it; Via
+	// how (which walk, or the replay of which event) or why not.
+	NextPass bool   `json:"next_pass"`
+	Via      string `json:"via"`
 }
 
 // VerdictReport is one rule action's verdict.
@@ -208,7 +212,7 @@ func newTargetReport(t explain.Target) TargetReport {
 		Gone: t.Gone, Verdicts: []VerdictReport{}}
 	if d := t.Dispatch; d != nil {
 		out.Dispatch = &DispatchReport{RuleID: d.RuleID, Kind: string(d.Kind), Due: timePtr(d.Due), DueNow: d.DueNow, Size: d.Size,
-			BytesFreed: d.BytesFreed, FoundBy: foundBy(d.Replay, d.Walk), Held: d.Held, Gone: d.Gone}
+			BytesFreed: d.BytesFreed, FoundBy: foundBy(d.Replay, d.Walk), Held: d.Held, Gone: d.Gone, NextPass: d.NextPass, Via: d.Via}
 	}
 	for _, v := range t.Verdicts {
 		vr := VerdictReport{RuleID: v.RuleID, RuleIndex: v.RuleIndex, Action: v.Action, Outcome: v.Outcome.String(), Reason: v.Reason,
@@ -412,12 +416,17 @@ func dispatchLine(d *DispatchReport) string {
 	}
 	bytes := ""
 	if d.Size > 0 || d.BytesFreed > 0 {
-		bytes = fmt.Sprintf(", %s, frees %s", Bytes(d.Size), Bytes(d.BytesFreed))
+		bytes = fmt.Sprintf("; %s, frees %s", Bytes(d.Size), Bytes(d.BytesFreed))
 	}
-	if !d.DueNow {
-		return fmt.Sprintf("next pass: nothing yet; %s of rule %s is due at %s (found by %s%s)", d.Kind, rule, d.Due.Format(time.RFC3339), d.FoundBy, bytes)
+	var s string
+	switch {
+	case !d.DueNow:
+		s = fmt.Sprintf("next pass: nothing yet; %s of rule %s is due at %s (found by %s%s)", d.Kind, rule, d.Due.Format(time.RFC3339), d.FoundBy, bytes)
+	case !d.NextPass:
+		s = fmt.Sprintf("next pass: nothing; %s of rule %s is due (* below), but %s%s", d.Kind, rule, d.Via, bytes)
+	default:
+		s = fmt.Sprintf("next pass: dispatches %s of rule %s (* below), found by %s%s", d.Kind, rule, d.Via, bytes)
 	}
-	s := fmt.Sprintf("next pass: dispatches %s of rule %s (* below; found by %s%s)", d.Kind, rule, d.FoundBy, bytes)
 	if d.Held != "" {
 		s += "; " + d.Held
 	}

@@ -111,10 +111,11 @@ type explainTargetJSON struct {
 	VersionID string `json:"version_id"`
 	UploadID  string `json:"upload_id"`
 	Dispatch  *struct {
-		RuleID string `json:"rule_id"`
-		Kind   string `json:"kind"`
-		DueNow bool   `json:"due_now"`
-		Size   int64  `json:"size"`
+		RuleID   string `json:"rule_id"`
+		Kind     string `json:"kind"`
+		DueNow   bool   `json:"due_now"`
+		NextPass bool   `json:"next_pass"`
+		Size     int64  `json:"size"`
 	} `json:"dispatch"`
 	Verdicts []struct {
 		RuleID  string `json:"rule_id"`
@@ -126,7 +127,7 @@ type explainTargetJSON struct {
 }
 
 // explainTargets is, over keys, what `explain -o json` says the next pass
-// dispatches now; it also checks each target's verdicts against its
+// dispatches (next_pass); it also checks each target's verdicts against its
 // dispatch: the chosen verdict is the dispatched action, due (or never
 // for Object Lock alone) exactly when the dispatch is due now.
 func explainTargets(t *testing.T, filerArgs []string, keys [][2]string, now string, flags []string) []target {
@@ -161,7 +162,10 @@ func explainTargets(t *testing.T, filerArgs []string, keys [][2]string, now stri
 			if (tg.Dispatch != nil) != (chosen == 1) {
 				t.Errorf("%s/%s@%s: %d chosen verdicts, dispatch %+v", bk[0], bk[1], id, chosen, tg.Dispatch)
 			}
-			if tg.Dispatch != nil && tg.Dispatch.DueNow {
+			if tg.Dispatch != nil && tg.Dispatch.NextPass && !tg.Dispatch.DueNow {
+				t.Errorf("%s/%s@%s: dispatched next pass but not due: %+v", bk[0], bk[1], id, tg.Dispatch)
+			}
+			if tg.Dispatch != nil && tg.Dispatch.NextPass {
 				got = append(got, target{bk[0], bk[1], id, tg.Dispatch.Kind, tg.Dispatch.RuleID, tg.Dispatch.Size})
 			}
 		}
@@ -209,7 +213,7 @@ func TestExplainAgreesWithDryRun(t *testing.T) {
 		name    string
 		fixture any // nil: the demo fixture
 	}{{"e2e", e2eFixture}, {"agree", agreeFixture}, {"demo", nil}}
-	flagSets := [][]string{nil, {"--due-rounding", "exact"}, {"--expired-marker-days", "keep"}}
+	flagSets := [][]string{nil, {"--due-rounding", "exact"}, {"--expired-marker-days", "keep"}, {"--walker-interval", "48h"}}
 	dates := []string{"2026-06-15T00:00:00Z", "2026-11-29T23:00:00Z", "2026-11-30T00:00:00Z", "2026-12-02T12:00:00Z", "2027-03-01T00:00:00Z"}
 	for _, fx := range fixtures {
 		for _, flags := range flagSets {

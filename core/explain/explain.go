@@ -184,6 +184,23 @@ type Dispatch struct {
 	// dispatches for it (a replayed upload): why the store will answer
 	// NOOP_RESOLVED.
 	Gone string
+	// NextPass says whether the next pass at Config.Now reaches the match
+	// and dispatches it: it is due, and the pass walks the key's shard
+	// over a view holding the action (recovery walk; steady-state walk
+	// for a walked action) or replays a meta-log event that triggers it.
+	// Via says how, or why not.
+	NextPass bool
+	Via      string
+
+	// act is the compiled action that made the match; loneMarker marks a
+	// delete marker that is its key's only version.
+	act        *engine.CompiledAction
+	loneMarker bool
+	versionID  string
+	uploadID   string
+	// replayOnly marks a target only replay can reach (a gone upload:
+	// walks list what is there).
+	replayOnly bool
 }
 
 // Standing is where the next pass stands for the key.
@@ -209,8 +226,8 @@ type Standing struct {
 	// Pending counts the key's events that some shard's replay has still
 	// to read (after that shard's cursor).
 	Pending int
-	// pendingInits are the key's mpu_init events among them.
-	pendingInits []filer.Event
+	// pending are those events, in meta-log order.
+	pending []filer.Event
 }
 
 // Event is one of the key's meta-log events and where replay stands on it.
@@ -272,6 +289,13 @@ func Explain(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.VersionID == "" && cfg.Rules != nil {
 		rep.Uploads = append(rep.Uploads, goneUploads(cfg, rep)...)
 	}
+	for _, ts := range [][]Target{rep.Versions, rep.Uploads} {
+		for i := range ts {
+			if d := ts[i].Dispatch; d != nil {
+				d.NextPass, d.Via = reach(cfg, &rep.Pass, d)
+			}
+		}
+	}
 	return rep, nil
 }
 
@@ -286,8 +310,8 @@ func goneUploads(cfg Config, rep *Report) []Target {
 	}
 	acts := dailyrun.ReplayActions(cfg.Snapshot, cfg.MetaLogRetention, cfg.Bucket.Name, lifecycle.AbortMPU)
 	var out []Target
-	for _, ev := range rep.Pass.pendingInits {
-		if listed[ev.UploadID] {
+	for _, ev := range rep.Pass.pending {
+		if ev.Type != filer.EventMPUInit || listed[ev.UploadID] {
 			continue
 		}
 		listed[ev.UploadID] = true
@@ -299,7 +323,8 @@ func goneUploads(cfg Config, rep *Report) []Target {
 		}
 		if m, act, ok := cfg.Snapshot.BestUploadMatch(acts, &up); ok {
 			t.Dispatch = &Dispatch{RuleID: m.RuleID, Kind: m.Kind, Due: m.Due, DueNow: m.IsDue(cfg.Now), Replay: true,
-				Gone: "the upload is gone (completed or aborted): the store answers NOOP_RESOLVED"}
+				Gone: "the upload is gone (completed or aborted): the store answers NOOP_RESOLVED",
+				act:  act, uploadID: up.UploadID, replayOnly: true}
 			for i, v := range t.Verdicts {
 				if v.RuleIndex > 0 && &cfg.Rules.Rules[v.RuleIndex-1] == act.Rule && v.Action == string(act.Key.Kind) {
 					t.Verdicts[i].Chosen = true

@@ -265,3 +265,60 @@ func TestExplainGoneUpload(t *testing.T) {
 		t.Errorf("--version-id explains versions only: %+v %v", rep, err)
 	}
 }
+
+// What the next pass dispatches depends on where it stands: a walked
+// action is reached only when the shard walks (not within
+// --walker-interval of its last walk), a replayed one by replaying the
+// event that triggers it.
+func TestExplainNextPass(t *testing.T) {
+	doc := `<LifecycleConfiguration><Rule><ID>nnv</ID><Filter><Prefix>n/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NewerNoncurrentVersions>1</NewerNoncurrentVersions></NoncurrentVersionExpiration></Rule>` +
+		`<Rule><ID>nc</ID><Filter><Prefix>a/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule></LifecycleConfiguration>`
+	parsed, err := lifecycle.Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buckets := []engine.Bucket{{Name: "b", Versioning: filer.VersioningEnabled, Rules: parsed.Rules}}
+	snap := engine.Compile(buckets, lifecycle.RoundAWS).Snapshot()
+	lastWalk := now.Add(-12 * time.Hour)
+	cursorTs := now.Add(-24 * time.Hour).UnixNano()
+	files := map[string][]byte{}
+	c := dailyrun.Cursor{TsNs: cursorTs, LastWalkedNs: lastWalk.UnixNano(), RuleSetHash: engine.ReplayContentHash(snap),
+		PromotedHash: engine.PromotedHash(snap, engine.MaxEffectiveTTL(snap))}
+	for shard := range lifecycle.ShardCount {
+		files[dailyrun.CursorPath(shard)] = dailyrun.EncodeCursor(c, shard)
+	}
+	three := func(key string) filer.Object {
+		v3, v2, v1 := versionAt("x3", day.Add(48*time.Hour), 3), versionAt("x2", day.Add(24*time.Hour), 2), versionAt("x1", day, 1)
+		v3.IsLatest = true
+		return filer.Object{Key: key, Versions: []filer.Version{v3, v2, v1}}
+	}
+	for _, tc := range []struct {
+		name     string
+		key      string
+		interval time.Duration
+		events   []filer.Event
+		next     bool
+		via      string
+	}{
+		{"walked, walker due", "n/k", 0, nil, true, "steady-state walk"},
+		{"walked, within the walker interval", "n/k", 24 * time.Hour, nil, false, "--walker-interval 24h0m0s"},
+		{"replayed, its demotion after the cursor", "a/k", 0,
+			[]filer.Event{{TsNs: cursorTs + 5, Type: filer.EventDemote, Bucket: "b", Key: "a/k", VersionID: "x1"}}, true, "replay of its demote event"},
+		{"replayed, its demotion already replayed", "a/k", 0,
+			[]filer.Event{{TsNs: cursorTs - 5, Type: filer.EventDemote, Bucket: "b", Key: "a/k", VersionID: "x1"}}, false, "none of its meta-log events"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &store{t: t, objs: map[string]filer.Object{tc.key: three(tc.key)}, files: files, events: tc.events}
+			cfg := Config{Store: st, Snapshot: snap, Bucket: filer.Bucket{Name: "b", Versioning: filer.VersioningEnabled}, Rules: &buckets[0],
+				Key: tc.key, VersionID: "x1", Now: now, WalkerInterval: tc.interval}
+			rep, err := Explain(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := rep.Versions[0].Dispatch
+			if d == nil || !d.DueNow || d.NextPass != tc.next || !strings.Contains(d.Via, tc.via) {
+				t.Errorf("dispatch %+v, want next pass %v via %q", d, tc.next, tc.via)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"github.com/ilmctl/ilmctl/core/engine"
@@ -61,9 +62,7 @@ func standing(ctx context.Context, cfg Config, rep *Report) error {
 		e := &Event{Event: ev, Shard: shard, Plan: p, AfterCursor: p.Replays && ev.TsNs > p.ReplayFromNs}
 		if e.AfterCursor {
 			st.Pending++
-			if ev.Type == filer.EventMPUInit {
-				st.pendingInits = append(st.pendingInits, ev)
-			}
+			st.pending = append(st.pending, ev)
 		}
 		st.LastEvent = e
 		return nil
@@ -72,4 +71,57 @@ func standing(ctx context.Context, cfg Config, rep *Report) error {
 		return fmt.Errorf("read the meta-log: %w", err)
 	}
 	return nil
+}
+
+// reach says whether the next pass dispatches d's match, and how or why
+// not, from the plan of the shard that walks the key and the key's events
+// still to be replayed: the walks and replay triggers of dailyrun.
+func reach(cfg Config, st *Standing, d *Dispatch) (bool, string) {
+	if !d.DueNow {
+		return false, "not due yet"
+	}
+	plan := st.Plan
+	if !d.replayOnly {
+		switch {
+		case plan.Err != nil:
+			return false, fmt.Sprintf("shard %02d's cursor cannot be read, so the pass halts that shard", plan.Shard)
+		case plan.Walk == "recovery":
+			return true, fmt.Sprintf("the recovery walk (%s) of shard %02d", plan.Recovery, plan.Shard)
+		case d.Walk && plan.Walk != "":
+			return true, fmt.Sprintf("the steady-state walk of shard %02d", plan.Shard)
+		}
+	}
+	if d.Replay {
+		for _, ev := range st.pending {
+			if triggers(cfg, d, ev) {
+				return true, fmt.Sprintf("replay of its %s event at %s", ev.Type, time.Unix(0, ev.TsNs).UTC().Format(time.RFC3339))
+			}
+		}
+	}
+	if d.Walk {
+		return false, fmt.Sprintf("shard %02d does not walk next pass (last walk %s, --walker-interval %s)", plan.Shard,
+			time.Unix(0, plan.Cursor.LastWalkedNs).UTC().Format(time.RFC3339), cfg.WalkerInterval)
+	}
+	return false, "none of its meta-log events is left to replay and the pass does not walk it"
+}
+
+// triggers reports whether replaying ev decides d's action on its target,
+// as dailyrun's replay does: an ExpirationDays action on the put of that
+// version or, for a lone delete marker, on any removal beside it (unless
+// --expired-marker-days keep); a NoncurrentDays action on the version's
+// demotion; an abort on the upload's initiation.
+func triggers(cfg Config, d *Dispatch, ev filer.Event) bool {
+	if d.act == nil {
+		return false
+	}
+	switch d.act.Key.Kind {
+	case lifecycle.ExpirationDays:
+		return ev.Type == filer.EventPut && ev.VersionID == d.versionID ||
+			ev.Type == filer.EventRemove && d.loneMarker && cfg.Snapshot.ExpiredMarkers != lifecycle.ExpiredMarkersKeep
+	case lifecycle.NoncurrentDays:
+		return ev.Type == filer.EventDemote && ev.VersionID == d.versionID
+	case lifecycle.AbortMPU:
+		return ev.Type == filer.EventMPUInit && ev.UploadID == d.uploadID
+	}
+	return false
 }

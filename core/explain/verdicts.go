@@ -31,7 +31,8 @@ func explainVersion(cfg Config, obj *filer.Object, idx int) Target {
 	best, bestAct, ok := snap.BestVersionMatch(recoveryActions(cfg), obj, idx)
 	if ok {
 		d := &Dispatch{RuleID: best.RuleID, Kind: best.Kind, Due: best.Due, DueNow: best.IsDue(cfg.Now), Size: v.Size,
-			BytesFreed: lifecycle.BytesFreed(best.Kind, snap.Versioning(cfg.Bucket.Name), obj, idx)}
+			BytesFreed: lifecycle.BytesFreed(best.Kind, snap.Versioning(cfg.Bucket.Name), obj, idx),
+			act:        bestAct, versionID: v.VersionID, loneMarker: v.DeleteMarker && len(obj.Versions) == 1}
 		d.Replay, d.Walk = dailyrun.ReplayMode(snap, cfg.MetaLogRetention, bestAct.Key)
 		if why, _ := heldBy(best.Kind, cfg.Bucket.Versioning, obj, idx, cfg.Now); why != "" && d.DueNow {
 			d.Held = why
@@ -77,7 +78,7 @@ func explainUpload(cfg Config, up *filer.Upload) Target {
 	snap := cfg.Snapshot
 	best, bestAct, ok := snap.BestUploadMatch(recoveryActions(cfg), up)
 	if ok {
-		d := &Dispatch{RuleID: best.RuleID, Kind: best.Kind, Due: best.Due, DueNow: best.IsDue(cfg.Now)}
+		d := &Dispatch{RuleID: best.RuleID, Kind: best.Kind, Due: best.Due, DueNow: best.IsDue(cfg.Now), act: bestAct, uploadID: up.UploadID}
 		d.Replay, d.Walk = dailyrun.ReplayMode(snap, cfg.MetaLogRetention, bestAct.Key)
 		t.Dispatch = d
 	}
