@@ -20,6 +20,13 @@ const (
 	// configuration was rejected and the bucket got no action. A pass that
 	// also did not finish exits ExitIncomplete.
 	ExitRejected = 4
+	// Reconcile outcomes other than migrated / ready-to-migrate
+	// (docs/design/reconcile.md#outcomes): the remote state cannot be
+	// proven; the record is corrupt or the plan stale; the tier or a set
+	// could not be reached (retry).
+	ExitRetainedAmbiguous  = 5
+	ExitCorrupt            = 6
+	ExitBackendUnavailable = 7
 )
 
 // ExitError carries an exit code with an error message for main to print.

@@ -1,0 +1,58 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/ilmctl/ilmctl/core/reconcile"
+)
+
+// Reconcile writes a reconcile report: -o json is the report itself (the
+// plan 'reconcile post' takes); the table leads with the outcome and the
+// reason, then the source, the target and each set.
+func Reconcile(w io.Writer, f Format, rep *reconcile.Report) error {
+	if f == FormatJSON {
+		return JSON(w, rep)
+	}
+	s := rep.Selector
+	rows := [][]string{
+		{"OUTCOME", rep.Outcome.String()},
+		{"REASON", rep.Reason},
+		{"READY", strconv.FormatBool(rep.Ready)},
+		{"BYTES_CHANGED", strconv.FormatBool(rep.BytesChanged)},
+		{"OBJECT", fmt.Sprintf("%s/%s", s.Bucket, s.Object)},
+		{"VERSION_ID", s.VersionID},
+	}
+	if src := rep.Source; src != nil {
+		rows = append(rows,
+			[]string{"TIER", src.Tier},
+			[]string{"REMOTE", fmt.Sprintf("%s %s/%s", src.Destination.Endpoint, src.Destination.Bucket, src.RemoteKey)},
+			[]string{"DESTINATION_ID", src.DestinationID},
+		)
+	}
+	if p := rep.Probe; p != nil {
+		status := p.Versioning
+		if status == "" {
+			status = "never enabled"
+		}
+		rows = append(rows, []string{"TIER_VERSIONING", status}, []string{"TIER_VERSIONS", strconv.Itoa(len(p.Versions))})
+	}
+	if t := rep.Target; t != nil {
+		rows = append(rows, []string{"TARGET_STATE", t.State.String()}, []string{"TARGET_REMOTE_VERSION", t.RemoteVersionID})
+	}
+	if rep.Digest != "" {
+		rows = append(rows, []string{"DIGEST", rep.Digest})
+	}
+	if err := Table(w, "Reconcile", []string{"FIELD", "VALUE"}, rows); err != nil {
+		return err
+	}
+	var sets [][]string
+	for _, c := range rep.Sets {
+		sets = append(sets, []string{c.Set, c.State, strconv.FormatUint(c.Generation, 10)})
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return Table(w, "Sets", []string{"SET", "STATE", "GENERATION"}, sets)
+}
