@@ -85,7 +85,7 @@ func seed(ctx context.Context, c *minio.Client, bucket, key string) error {
 			return err
 		}
 	}
-	body := []byte("transitioned payload of archive/2025/q3-report.pdf\n")
+	body := []byte("transitioned payload of records/2025/q3-report.pdf\n")
 	info, err := c.PutObject(ctx, bucket, key, bytes.NewReader(body), int64(len(body)), minio.PutObjectOptions{})
 	if err != nil {
 		return err
