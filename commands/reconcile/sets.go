@@ -44,8 +44,21 @@ func (s *filerSet) Write(ctx context.Context, sel reconcile.Selector, gen uint64
 
 // openSets opens every --filer as a set, read-only for get. Only embedded
 // filers hold per-version internal metadata; a remote spec is a usage
-// error. The returned func closes them.
+// error. The returned func closes them; on error nothing stays open.
 func openSets(specs []string, readOnly bool) ([]reconcile.Set, func(), error) {
+	seen := map[string]bool{}
+	for _, spec := range specs {
+		if err := client.CheckSpec(spec); err != nil {
+			return nil, nil, &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err}
+		}
+		if strings.HasPrefix(spec, "seaweedfs://") || strings.HasPrefix(spec, "s3://") {
+			return nil, nil, cmdutil.Usage("--filer %q: reconcile reads each version's internal (xl.meta) metadata, which only an embedded filer directory holds; pass --filer DIR", spec)
+		}
+		if seen[spec] {
+			return nil, nil, cmdutil.Usage("--filer %q is given twice: pass each set once", spec)
+		}
+		seen[spec] = true
+	}
 	var sets []reconcile.Set
 	var opened []*embedded.Filer
 	closeAll := func() {
@@ -53,22 +66,11 @@ func openSets(specs []string, readOnly bool) ([]reconcile.Set, func(), error) {
 			_ = f.Close()
 		}
 	}
-	seen := map[string]bool{}
 	for _, spec := range specs {
-		if err := client.CheckSpec(spec); err != nil {
-			return nil, closeAll, &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err}
-		}
-		if strings.HasPrefix(spec, "seaweedfs://") || strings.HasPrefix(spec, "s3://") {
-			return nil, closeAll, cmdutil.Usage("--filer %q: reconcile reads each version's internal (xl.meta) metadata, which only an embedded filer directory holds; pass --filer DIR", spec)
-		}
-		if seen[spec] {
-			return nil, closeAll, cmdutil.Usage("--filer %q is given twice: pass each set once", spec)
-		}
-		seen[spec] = true
 		f, err := embedded.Open(strings.TrimPrefix(spec, "dir:"), embedded.Options{MustExist: true, ReadOnly: readOnly})
 		if err != nil {
 			closeAll()
-			return nil, func() {}, fmt.Errorf("--filer %q: %w", spec, err)
+			return nil, nil, fmt.Errorf("--filer %q: %w", spec, err)
 		}
 		opened = append(opened, f)
 		sets = append(sets, &filerSet{spec: spec, f: f})
