@@ -29,7 +29,7 @@ type gathered struct {
 	stored   string  // the remote version id the missing copies hold
 }
 
-// gather reads and validates every set (docs/design/reconcile.md#read).
+// gather reads and validates every set (docs/design/reconcile.md#source-metadata).
 // A non-nil *Report is a finished outcome (corrupt, backend-unavailable);
 // an error is ErrVersionNotFound or ErrNotTransitioned.
 func gather(ctx context.Context, in Input) (*gathered, *Report, error) {
