@@ -217,7 +217,8 @@ func CheckPlan(in Input, plan *Report) error {
 // Post migrates the version the plan describes, per
 // docs/design/reconcile.md#post: reread, compare, prove again, write each
 // missing set conditionally, strongly reread. It returns exactly one
-// outcome. The plan must have passed CheckPlan.
+// outcome. A plan CheckPlan refuses is an error matching ErrPlan, before
+// anything is read.
 func Post(ctx context.Context, in Input, plan *Report) (*Report, error) {
 	if err := CheckPlan(in, plan); err != nil {
 		return nil, err
