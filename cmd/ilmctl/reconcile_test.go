@@ -198,3 +198,20 @@ func TestReconcileUsage(t *testing.T) {
 		})
 	}
 }
+
+// --version-id null selects the null version of an unversioned bucket.
+func TestReconcileNullSelector(t *testing.T) {
+	t.Setenv("RC_AK", "ak")
+	t.Setenv("RC_SK", "sk")
+	tiers := writeTiers(t, "WARM", "http://127.0.0.1:1", "tier", "RC_AK", "RC_SK")
+	v := map[string]any{"version_id": nil, "mtime": "2026-01-01T00:00:00Z", "size": 7, "etag": "e", "internal_metadata": legacyMeta("WARM", nil)}
+	dir := loadFixture(t, map[string]any{"buckets": []any{map[string]any{"name": "flat", "objects": []any{obj("k", v)}}}})
+	out, stderr, code := execute(t, "reconcile", "get", "--bucket", "flat", "--object", "k", "--version-id", "null", "--filer", dir, "--tiers", tiers, "-o", "json")
+	if code != cmdutil.ExitBackendUnavailable {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep := decodeReport(t, out)
+	if rep.Source == nil || rep.Source.VersionID != "null" || rep.Source.Size != 7 || rep.Outcome != reconcile.BackendUnavailable {
+		t.Fatalf("report %+v", rep)
+	}
+}
