@@ -64,6 +64,7 @@ demo: build ## load testdata/demo/fixture.json into ./demo-data, run lifecycle p
 		$(BIN) reconcile get $(DEMO_RECONCILE); \
 		$(BIN) reconcile get $(DEMO_RECONCILE) -o json > $(DEMO)/plan.json; \
 		$(BIN) reconcile post $(DEMO_RECONCILE) --plan $(DEMO)/plan.json --confirm; \
+		$(BIN) reconcile get $(DEMO_RECONCILE) | head -3; \
 	fi
 
 bench: ## run the benchmarks (speed and memory goals live here, not in tests)
