@@ -20,9 +20,9 @@ import (
 	"github.com/ilmctl/ilmctl/render"
 )
 
-// prober and lookupEnv are the live probe and the credential source;
-// tests replace neither (they use a real tier), but keeping them here
-// keeps RunE free of globals.
+// prober and lookupEnv are the live probe and the credential source the
+// commands hand to core: minio-go against the real tier, and the process
+// environment named by --tiers.
 var (
 	prober    core.Prober = tier.Prober{}
 	lookupEnv             = os.LookupEnv
