@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/ilmctl/ilmctl/core/reconcile"
 )
@@ -49,10 +50,29 @@ func Reconcile(w io.Writer, f Format, rep *reconcile.Report) error {
 	}
 	var sets [][]string
 	for _, c := range rep.Sets {
-		sets = append(sets, []string{c.Set, c.State, strconv.FormatUint(c.Generation, 10)})
+		sets = append(sets, []string{c.Set, c.State, strconv.FormatUint(c.Generation, 10), presentKeys(c.Keys)})
 	}
 	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}
-	return Table(w, "Sets", []string{"SET", "STATE", "GENERATION"}, sets)
+	return Table(w, "Sets", []string{"SET", "STATE", "GENERATION", "KEYS"}, sets)
+}
+
+// presentKeys lists the mutable keys a set holds, prefixes shortened to
+// rustfs: and minio:, values quoted; "" (printed "-") when it holds none.
+func presentKeys(keys []reconcile.RawKey) string {
+	var out []string
+	for _, k := range keys {
+		if !k.Present {
+			continue
+		}
+		name := k.Key
+		for short, p := range map[string]string{"rustfs:": reconcile.PrefixRustFS, "minio:": reconcile.PrefixMinIO} {
+			if rest, ok := strings.CutPrefix(name, p); ok {
+				name = short + rest
+			}
+		}
+		out = append(out, name+"="+strconv.Quote(k.Value))
+	}
+	return strings.Join(out, " ")
 }
