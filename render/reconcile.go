@@ -50,7 +50,11 @@ func Reconcile(w io.Writer, f Format, rep *reconcile.Report) error {
 	}
 	var sets [][]string
 	for _, c := range rep.Sets {
-		sets = append(sets, []string{c.Set, c.State, strconv.FormatUint(c.Generation, 10), presentKeys(c.Keys)})
+		keys := "" // an explicit set holds the target, shown above
+		if c.State == reconcile.StateMissing {
+			keys = presentKeys(c.Keys)
+		}
+		sets = append(sets, []string{c.Set, c.State, strconv.FormatUint(c.Generation, 10), keys})
 	}
 	if _, err := fmt.Fprintln(w); err != nil {
 		return err
@@ -58,7 +62,8 @@ func Reconcile(w io.Writer, f Format, rep *reconcile.Report) error {
 	return Table(w, "Sets", []string{"SET", "STATE", "GENERATION", "KEYS"}, sets)
 }
 
-// presentKeys lists the mutable keys a set holds, prefixes shortened to
+// presentKeys lists the mutable keys a legacy set holds (its original
+// representation), prefixes shortened to
 // rustfs: and minio:, values quoted; "" (printed "-") when it holds none.
 func presentKeys(keys []reconcile.RawKey) string {
 	var out []string
