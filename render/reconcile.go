@@ -63,8 +63,8 @@ func Reconcile(w io.Writer, f Format, rep *reconcile.Report) error {
 }
 
 // presentKeys lists the mutable keys a legacy set holds (its original
-// representation), prefixes shortened to
-// rustfs: and minio:, values quoted; "" (printed "-") when it holds none.
+// representation), prefixes shortened to rustfs: and minio:, values
+// quoted; "" (printed "-") when it holds none.
 func presentKeys(keys []reconcile.RawKey) string {
 	var out []string
 	for _, k := range keys {
