@@ -263,11 +263,24 @@ func Post(ctx context.Context, in Input, plan *Report) (*Report, error) {
 	writes := target.writes()
 	for _, i := range g.missing {
 		s := in.Sets[i]
-		if err := s.Write(ctx, in.Selector, g.copies[i].Generation, writes); err != nil {
-			rep.Outcome, rep.Reason = BackendUnavailable, fmt.Sprintf("set %s: write failed: %v; sets already written keep the target and a retry fills the rest", s.Name(), err)
-			return rep, nil
+		err := s.Write(ctx, in.Selector, g.copies[i].Generation, writes)
+		if err == nil {
+			rep.BytesChanged = true
+			continue
 		}
-		rep.BytesChanged = true
+		// The write may have landed and only its answer been lost, or a
+		// concurrent post may have written the same target: only a strong
+		// read of that set says which.
+		if c, rerr := s.Read(ctx, in.Selector); rerr == nil && c.Generation != g.copies[i].Generation {
+			if t, derr := decode(c); derr == nil {
+				if got, ok := t.explicit(); ok && got == *target {
+					rep.BytesChanged = true
+					continue
+				}
+			}
+		}
+		rep.Outcome, rep.Reason = BackendUnavailable, fmt.Sprintf("set %s: write failed: %v; sets already written keep the target and a retry fills the rest", s.Name(), err)
+		return rep, nil
 	}
 	after, arep, err := gather(ctx, in)
 	switch {

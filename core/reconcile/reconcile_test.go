@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -334,5 +335,26 @@ func TestOutcomeSpellings(t *testing.T) {
 		if o.String() != want {
 			t.Errorf("%q.String() = %q", want, o.String())
 		}
+	}
+}
+
+// A write whose answer is lost is resolved by a strong read of that set:
+// it landed, so post goes on and reports migrated.
+func TestPostResolvesLostWriteAnswerByReading(t *testing.T) {
+	s0 := &memSet{name: "s0", copy: legacy(nil)}
+	p := &fakeProber{obs: enabledOne("abc")}
+	pl := plan(t, p, s0)
+	s0.onWrite = func(s *memSet) {
+		maps.Copy(s.copy.Internal, (&Target{State: StateExact, RemoteVersionID: "abc", DestinationID: testDestID}).writes())
+		s.copy.Generation++
+		s.writeErr = errors.New("i/o timeout")
+		s.onWrite = nil
+	}
+	rep, err := Post(context.Background(), input(p, s0), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Outcome != Migrated || !rep.BytesChanged {
+		t.Fatalf("post: %s %q bytes_changed=%v", rep.Outcome, rep.Reason, rep.BytesChanged)
 	}
 }
