@@ -110,7 +110,7 @@ func TestReconcileSeaweedFSTier(t *testing.T) {
 }
 
 // A remote object with two versions proves nothing: get and post are
-// retained-ambiguous (exit 5), and a plan made while it had one version
+// retained-ambiguous (exit 6), and a plan made while it had one version
 // writes nothing once it has two.
 func TestReconcileTwoRemoteVersions(t *testing.T) {
 	bucket, tiers, _ := tierBucket(t, "Enabled", 1)
@@ -129,7 +129,7 @@ func TestReconcileTwoRemoteVersions(t *testing.T) {
 	}
 }
 
-// The tier goes down between get and post: backend-unavailable (exit 7),
+// The tier goes down between get and post: backend-unavailable (exit 8),
 // nothing written.
 func TestReconcileTierDown(t *testing.T) {
 	_, tiers, _ := tierBucket(t, "Enabled", 1)
@@ -152,7 +152,7 @@ func TestReconcileTierDown(t *testing.T) {
 
 // A retry after a partial write: one set already holds the proven target,
 // the other its original keys; post fills only the missing one. A set
-// holding anything else is corrupt (exit 6). An edited plan is refused
+// holding anything else is corrupt (exit 7). An edited plan is refused
 // before anything is read (exit 2).
 func TestReconcileRetrySubset(t *testing.T) {
 	_, tiers, lastID := tierBucket(t, "Enabled", 1)

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	decomcmd "github.com/ilmctl/ilmctl/commands/decom"
 	filercmd "github.com/ilmctl/ilmctl/commands/filer"
 	journalcmd "github.com/ilmctl/ilmctl/commands/journal"
 	reconcilecmd "github.com/ilmctl/ilmctl/commands/reconcile"
@@ -27,8 +28,9 @@ Start with an embedded filer built from a fixture, then run one pass:
   ilmctl run -runtime 60m --filer ./ilmctl-data
 
 Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved),
-4 pass finished but a bucket's lifecycle configuration was rejected;
-reconcile: 5 retained-ambiguous, 6 corrupt, 7 backend-unavailable.`,
+4 pass finished but a bucket's lifecycle configuration was rejected,
+5 decom verify: the source pool may not be removed yet,
+6 reconcile retained-ambiguous, 7 reconcile corrupt, 8 reconcile backend-unavailable.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -37,7 +39,7 @@ reconcile: 5 retained-ambiguous, 6 corrupt, 7 backend-unavailable.`,
 		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
 	})
 	cmdutil.Group(root)
-	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), reconcilecmd.NewCommand())
+	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), reconcilecmd.NewCommand())
 	return root
 }
 

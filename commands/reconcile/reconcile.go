@@ -47,8 +47,8 @@ proving its remote state live; it never guesses and never lists.
          destination identity under both x-rustfs-internal- and
          x-minio-internal-, with each set's conditional generation.
 
-Outcomes and exit codes: migrated / ready-to-migrate 0, retained-ambiguous 5,
-corrupt 6, backend-unavailable 7; 1 when the version is not found or not
+Outcomes and exit codes: migrated / ready-to-migrate 0, retained-ambiguous 6,
+corrupt 7, backend-unavailable 8; 1 when the version is not found or not
 transitioned, 2 for bad flags or a plan that cannot be posted.
 docs/design/reconcile.md has the contract.`,
 		Example: `  ilmctl reconcile get --bucket photos --object 2024/a.jpg --version-id 3f1c... \
