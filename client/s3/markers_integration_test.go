@@ -3,6 +3,7 @@
 package s3_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -28,10 +29,14 @@ func TestExpirationDaysExpiredMarkerOnS3(t *testing.T) {
 			b := c.CreateBucket(t, "ilmctl-it-marker")
 			c.PutVersioning(t, b, "Enabled")
 			c.PutLifecycleXML(t, b, lifecycleXML(`<Rule><ID>d2</ID><Status>Enabled</Status><Filter></Filter><Expiration><Days>2</Days></Expiration></Rule>`))
-			old := c.DeleteObject(t, b, "old") // a DELETE of a key that never existed: a lone marker
-			v1, _ := c.PutObject(t, b, "covered", "x", nil)
-			covered := c.DeleteObject(t, b, "covered")
-			ageBucket(t, c, b, 5*day)
+			if tc.old {
+				itest.RequireServer(t, itest.SeaweedFS, "MinIO's own lifecycle removes the marker --expired-marker-days keep leaves (see minioExpires)")
+			}
+			w, age := agedWriter(t, c, 5*day)
+			old := w.DeleteObject(t, b, "old") // a DELETE of a key that never existed: a lone marker
+			v1, _ := w.PutObject(t, b, "covered", "x", nil)
+			covered := w.DeleteObject(t, b, "covered")
+			age(b)
 			young := c.DeleteObject(t, b, "young")
 
 			rep := runPass(t, time.Now(), t.TempDir(), tc.extra...)
@@ -46,8 +51,12 @@ func TestExpirationDaysExpiredMarkerOnS3(t *testing.T) {
 					kinds = append(kinds, a.Key+":"+a.Kind+":"+a.RuleID+":"+a.Outcome)
 				}
 			}
-			if !tc.old && (len(kinds) != 1 || kinds[0] != "old:ExpiredDeleteMarker:d2:DONE") {
-				t.Errorf("actions %v, want old:ExpiredDeleteMarker:d2:DONE", kinds)
+			want1 := []string{"old:ExpiredDeleteMarker:d2:DONE"}
+			if itest.ServerEnv(t) == itest.MinIO { // see minioExpires
+				want1 = append(want1, "old:ExpiredDeleteMarker:d2:NOOP_RESOLVED")
+			}
+			if !tc.old && (len(kinds) != 1 || !slices.Contains(want1, kinds[0])) {
+				t.Errorf("actions %v, want one of %v", kinds, want1)
 			}
 			if tc.old && len(kinds) != 0 {
 				t.Errorf("actions %v, want none", kinds)
