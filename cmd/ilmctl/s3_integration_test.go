@@ -10,7 +10,6 @@ import (
 	"github.com/ilmctl/ilmctl/internal/itest"
 )
 
-
 // --check-cas on the server under test, through the real command line: on
 // MinIO, which ignores If-Match on DeleteObject, it exits 1 with the
 // documented message and runs no pass; on SeaweedFS, which honours it, the
