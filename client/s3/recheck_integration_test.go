@@ -141,7 +141,6 @@ func TestLargeObjectETagOnDelete(t *testing.T) {
 				if versioning == "Suspended" {
 					c.PutVersioning(t, b, versioning)
 				}
-				c.PutLifecycleXML(t, b, lifecycleXML(`<Rule><ID>all</ID><Status>Enabled</Status><Filter></Filter><Expiration><Days>1</Days></Expiration></Rule>`))
 				w, age := agedWriter(t, c, 3*day)
 				uploaded := shape.put(t, w, b)
 
@@ -189,14 +188,13 @@ func TestLargeObjectETagOnDelete(t *testing.T) {
 					t.Logf("DeleteObject with If-Match: <listing ETag>: %v", err)
 				}
 
+				// Only now: MinIO answers HEAD of a version its lifecycle
+				// finds due with 404 (outcomesMatch).
+				c.PutLifecycleXML(t, b, lifecycleXML(`<Rule><ID>all</ID><Status>Enabled</Status><Filter></Filter><Expiration><Days>1</Days></Expiration></Rule>`))
 				age(b)
 				rep := runPass(t, time.Now(), t.TempDir())
-				got, wantOut := outcomes(rep, b), map[string]int{"DONE": 1}
-				if itest.ServerEnv(t) == itest.MinIO {
-					got, wantOut = minioExpires(got), minioExpires(wantOut)
-				}
-				if !mapsEqual(got, wantOut) {
-					t.Errorf("outcomes on %s = %v, want %v", b, got, wantOut)
+				if got := outcomes(rep, b); !outcomesMatch(t, got, map[string]int{"DONE": 1}) {
+					t.Errorf("outcomes on %s = %v, want DONE 1", b, got)
 				}
 				want := []string{}
 				switch versioning {
