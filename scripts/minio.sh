@@ -6,9 +6,10 @@
 #
 # install  builds the pinned github.com/minio/minio module with `go install
 #          module@version` (the module has no replace directives) into a
-#          throwaway GOBIN and caches the binary beside weed's; about 9
-#          minutes on 2 cores the first time (README § A second S3 server),
-#          instant afterwards. No source or binary is kept in this repository.
+#          throwaway GOBIN and caches the binary beside weed's: the first
+#          time about 9 CPU-minutes (22 minutes measured on 2 busy cores,
+#          README § A second S3 server: MinIO), instant afterwards. No source
+#          or binary is kept in this repository.
 # start    runs `minio server` bound to 127.0.0.1 on one local drive, with a
 #          fixed root access key, update checks and the web console off, and
 #          waits until /minio/health/ready answers. The data directory is
@@ -47,7 +48,7 @@ install() {
 	mkdir -p "$CACHE"
 	local gobin
 	gobin=$(mktemp -d "$CACHE/minio-build.XXXXXX")
-	log "building $MINIO_MODULE@$MINIO_VERSION through the Go module proxy (first time: about 9 minutes on 2 cores)"
+	log "building $MINIO_MODULE@$MINIO_VERSION through the Go module proxy (about 9 CPU-minutes the first time)"
 	local start=$SECONDS
 	if ! (cd "$gobin" && GOBIN="$gobin" GOFLAGS=-mod=mod go install "$MINIO_MODULE@$MINIO_VERSION"); then
 		rm -rf "$gobin"

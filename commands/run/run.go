@@ -164,7 +164,7 @@ configuration was rejected (the bucket got no action). 3 wins over 4.`,
 	f.BoolVar(&o.s3.pathStyle, "s3-path-style", false, "s3:// only: address buckets as host/bucket (SeaweedFS, MinIO, IP endpoints) instead of bucket.host")
 	f.StringVar(&o.s3.region, "region", "", "s3:// only: signing region (default $AWS_REGION, else us-east-1)")
 	f.StringVar(&o.s3.state, "state", "", "s3:// only: where cursors live, a directory or s3://bucket/prefix on the same endpoint (default ./ilmctl-state)")
-	f.BoolVar(&o.s3.checkCAS, "check-cas", false, "s3:// only: before the pass, check that the server honours If-Match on DeleteObject; exit 1 if it does not")
+	f.BoolVar(&o.s3.checkCAS, "check-cas", false, "s3:// only: before the pass, check that the server honours If-Match on DeleteObject; exit 1 if it does not (without it, a real s3:// pass warns once: conditional_delete_unproven)")
 	o.obsFlags.add(f)
 	o.output = cmdutil.AddOutputFlag(cmd, outputFormats...)
 	return cmd
