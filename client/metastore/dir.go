@@ -4,7 +4,6 @@
 package metastore
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -142,7 +141,7 @@ func (d *Dir) PutIfAbsent(_ context.Context, key string, data []byte) (string, e
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, err := os.Stat(p); err == nil {
-		return "", fmt.Errorf("%s: %s exists: %w", d.name, key, core.ErrPreconditionFailed)
+		return "", fmt.Errorf("%s: %s: %w", d.name, key, core.ErrExists)
 	}
 	if err := d.write(p, data); err != nil {
 		return "", err
@@ -159,7 +158,13 @@ func (d *Dir) PutIfMatch(_ context.Context, key string, data []byte, etag string
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	cur, err := os.ReadFile(p)
-	if err != nil || etagOf(cur) != etag {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s: %s: %w", d.name, key, core.ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %s: %w", d.name, key, err)
+	}
+	if etagOf(cur) != etag {
 		return "", fmt.Errorf("%s: %s: %w", d.name, key, core.ErrPreconditionFailed)
 	}
 	if err := d.write(p, data); err != nil {
@@ -180,7 +185,10 @@ func (d *Dir) DeleteIfMatch(_ context.Context, key, etag string) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %s: %w", d.name, key, core.ErrNotFound)
 	}
-	if err != nil || !bytes.Equal([]byte(etagOf(cur)), []byte(etag)) {
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", d.name, key, err)
+	}
+	if etagOf(cur) != etag {
 		return fmt.Errorf("%s: %s: %w", d.name, key, core.ErrPreconditionFailed)
 	}
 	return os.Remove(p)

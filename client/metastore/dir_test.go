@@ -18,7 +18,7 @@ func TestDirConditionalOps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.PutIfAbsent(ctx, "ilm/a/x.json", []byte("two")); !errors.Is(err, core.ErrPreconditionFailed) {
+	if _, err := d.PutIfAbsent(ctx, "ilm/a/x.json", []byte("two")); !errors.Is(err, core.ErrExists) {
 		t.Fatalf("create-only: %v", err)
 	}
 	if _, err := d.PutIfMatch(ctx, "ilm/a/x.json", []byte("two"), "stale"); !errors.Is(err, core.ErrPreconditionFailed) {

@@ -74,6 +74,31 @@ func (s *S3) mapErr(key string, err error) error {
 	return fmt.Errorf("%s: %s: %w", s.name, key, err)
 }
 
+// conditionalErr maps a failed conditional write to the store contract's
+// typed error (docs/design/recovery.md#metadata-store-write-contract). S3
+// servers answer a conditional request on a missing key differently
+// (SeaweedFS: 412 for a DELETE with If-Match, 404 for a PUT), so a 412 on
+// If-Match is resolved by a HEAD: a missing key is ErrNotFound, a present
+// one ErrPreconditionFailed. Either answer was true at some instant during
+// the call; the write itself changed nothing.
+func (s *S3) conditionalErr(ctx context.Context, key string, err error, create bool) error {
+	mapped := s.mapErr(key, err)
+	if !errors.Is(mapped, core.ErrPreconditionFailed) {
+		return mapped
+	}
+	if create {
+		return fmt.Errorf("%s: %s: %w", s.name, key, core.ErrExists)
+	}
+	_, herr := s.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key)})
+	if herr == nil {
+		return mapped
+	}
+	if h := s.mapErr(key, herr); errors.Is(h, core.ErrNotFound) {
+		return h
+	}
+	return mapped
+}
+
 // Get is a strong read.
 func (s *S3) Get(ctx context.Context, key string) ([]byte, string, error) {
 	out, err := s.c.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key)})
@@ -112,7 +137,7 @@ func (s *S3) List(ctx context.Context, prefix, token string, limit int) (core.Pa
 func (s *S3) PutIfAbsent(ctx context.Context, key string, data []byte) (string, error) {
 	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), Body: bytes.NewReader(data), IfNoneMatch: aws.String("*")})
 	if err != nil {
-		return "", s.mapErr(key, err)
+		return "", s.conditionalErr(ctx, key, err, true)
 	}
 	return strings.Trim(aws.ToString(out.ETag), `"`), nil
 }
@@ -121,7 +146,7 @@ func (s *S3) PutIfAbsent(ctx context.Context, key string, data []byte) (string, 
 func (s *S3) PutIfMatch(ctx context.Context, key string, data []byte, etag string) (string, error) {
 	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), Body: bytes.NewReader(data), IfMatch: aws.String(`"` + etag + `"`)})
 	if err != nil {
-		return "", s.mapErr(key, err)
+		return "", s.conditionalErr(ctx, key, err, false)
 	}
 	return strings.Trim(aws.ToString(out.ETag), `"`), nil
 }
@@ -130,7 +155,7 @@ func (s *S3) PutIfMatch(ctx context.Context, key string, data []byte, etag strin
 func (s *S3) DeleteIfMatch(ctx context.Context, key, etag string) error {
 	_, err := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), IfMatch: aws.String(`"` + etag + `"`)})
 	if err != nil {
-		return s.mapErr(key, err)
+		return s.conditionalErr(ctx, key, err, false)
 	}
 	return nil
 }

@@ -11,10 +11,18 @@ import (
 	"time"
 )
 
-// Errors every Store returns (wrapped) so callers can errors.Is them.
+// Errors every Store returns (wrapped) so callers can errors.Is them. The
+// three write outcomes are distinct, and every Store returns the same one
+// for the same situation (docs/design/recovery.md#metadata-store-write-contract):
+//
+//   - ErrNotFound: the key does not exist (Get, PutIfMatch, DeleteIfMatch);
+//   - ErrExists: PutIfAbsent found the key already present;
+//   - ErrPreconditionFailed: the key exists but its ETag is not the one
+//     PutIfMatch or DeleteIfMatch named.
 var (
 	ErrNotFound                = errors.New("key not found")
-	ErrPreconditionFailed      = errors.New("precondition failed")
+	ErrExists                  = errors.New("key already exists")
+	ErrPreconditionFailed      = errors.New("precondition failed: ETag changed")
 	ErrTruncatedWithoutToken   = errors.New("list page is truncated but has no continuation token")
 	ErrPaginationDidNotAdvance = errors.New("list continuation token did not advance")
 )
@@ -42,11 +50,15 @@ type Store interface {
 	Get(ctx context.Context, key string) ([]byte, string, error)
 	// List returns up to limit keys under prefix after token, in key order.
 	List(ctx context.Context, prefix, token string, limit int) (Page, error)
-	// PutIfAbsent creates key only if absent (If-None-Match: *).
+	// PutIfAbsent creates key only if absent (If-None-Match: *); an
+	// existing key is ErrExists.
 	PutIfAbsent(ctx context.Context, key string, data []byte) (string, error)
-	// PutIfMatch replaces key only if its ETag is etag (If-Match).
+	// PutIfMatch replaces key only if its ETag is etag (If-Match); a
+	// missing key is ErrNotFound (and is not created), another ETag
+	// ErrPreconditionFailed.
 	PutIfMatch(ctx context.Context, key string, data []byte, etag string) (string, error)
-	// DeleteIfMatch removes key only if its ETag is etag.
+	// DeleteIfMatch removes key only if its ETag is etag; a missing key is
+	// ErrNotFound, another ETag ErrPreconditionFailed.
 	DeleteIfMatch(ctx context.Context, key, etag string) error
 }
 
