@@ -1,0 +1,202 @@
+package recovery
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/metastore"
+)
+
+// fixtureNow is the instant the testdata/ilm fixtures are classified at.
+var fixtureNow = time.Date(2025, 6, 15, 15, 6, 40, 0, time.UTC)
+
+// loadPool copies a testdata/ilm pool directory into a memStore.
+func loadPool(t *testing.T, dir, name string) *memStore {
+	t.Helper()
+	s := newMem(name)
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		s.put(filepath.ToSlash(rel), b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func writes(f *faultStore) int {
+	n := 0
+	for _, o := range f.Ops {
+		if o.Kind == "create" || o.Kind == "cas" || o.Kind == "delete" {
+			n++
+		}
+	}
+	return n
+}
+
+func byPath(rep *ScanReport) map[string]ScanItem {
+	m := map[string]ScanItem{}
+	for _, it := range rep.Items {
+		m[it.SourcePath] = it
+	}
+	return m
+}
+
+const (
+	v1Path = "ilm/tier-delete-journal/227870e5c0320ca1e9a8296e822983060b0d143fc8353658f44d75dfa5b98d2a.json"
+	v2Path = "ilm/tier-delete-journal/249e5cf0513bc9e2bc12a1cb180aae273bf0f88071a6aa3fdf26014c78ab4436.json"
+	v5Path = "ilm/tier-delete-journal/04bc91d30315aeb20993e6bbb2134faa72bff32e6883c18b434d037a944577ab.json"
+	v4Bad  = "ilm/tier-delete-journal/2222222222222222222222222222222222222222222222222222222222222222.json"
+	v4Op   = "ilm/tier-delete-journal/a3eca9108685e477bb8096e245161342e7d411ac07a55d490be3782cc892d2a4.json"
+	v4Ok   = "ilm/tier-delete-journal/90d3146b879be889f8b629c02bbbabf8c290ad1fd7488e9c2ddf11895eda057e.json"
+)
+
+func TestScanCreatesControlsAndNeverHotLoops(t *testing.T) {
+	ctx := context.Background()
+	a := &faultStore{Store: loadPool(t, "../../testdata/ilm/pool-a", "dir:pool-a")}
+	b := &faultStore{Store: loadPool(t, "../../testdata/ilm/pool-b", "dir:pool-b")}
+	now := fixtureNow
+	clock := func() time.Time { return now }
+	pools := []metastore.Store{a, b}
+
+	rep, err := Scan(ctx, pools, ScanOptions{Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := byPath(rep)
+	for path, want := range map[string]Classification{
+		v1Path: RetainedAmbiguous, v2Path: RetainedAmbiguous, v4Bad: Corrupt, v4Op: OperatorRequired, v5Path: Retrying,
+	} {
+		it, ok := items[path]
+		if !ok || it.Outcome != OutcomeCreated || it.Classification != want {
+			t.Errorf("%s: %+v, want created %s", path, it, want)
+		}
+	}
+	if _, ok := items[v4Ok]; ok {
+		t.Errorf("a recoverable record got a control: %+v", items[v4Ok])
+	}
+	if v5 := items[v5Path]; v5.Attempt != AttemptFailure || v5.ErrorCode != ErrCodeSourceProof {
+		t.Errorf("needs_source_proof: %+v, want a counted failure", v5)
+	}
+	if rep.CorruptRecords == 0 || rep.Incomplete {
+		t.Errorf("report %+v", rep)
+	}
+	if a.backendCalls()+b.backendCalls() != 0 {
+		t.Fatal("the scan touched a key outside the metadata namespaces")
+	}
+	// Controls live in the control pool only.
+	for _, o := range b.Ops {
+		if o.Kind != "get" && o.Kind != "list" {
+			t.Fatalf("pool-b was written: %+v", o)
+		}
+	}
+	created := writes(a)
+
+	// The same scan again, at the same instant: nothing is due, nothing
+	// is written.
+	a.Ops = nil
+	rep, err = Scan(ctx, pools, ScanOptions{Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := writes(a); n != 0 {
+		t.Fatalf("rescan wrote %d times, want 0 (created %d before)", n, created)
+	}
+	if it := byPath(rep)[v5Path]; it.Outcome != OutcomeDeferred {
+		t.Fatalf("v5 rescan: %+v, want deferred", it)
+	}
+
+	// Many scans over 8 days, one per hour: the
+	// retrying control is attempted only when due, then stops at
+	// operator_required; the others are never attempted.
+	var attempts int
+	for i := 0; i < 2000 && now.Before(fixtureNow.Add(8*24*time.Hour)); i++ {
+		now = now.Add(time.Hour)
+		rep, err = Scan(ctx, pools, ScanOptions{Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range rep.Items {
+			if it.Attempt != "" {
+				if it.SourcePath == v1Path || it.SourcePath == v4Bad {
+					t.Fatalf("non-automatic record attempted: %+v", it)
+				}
+				if it.SourcePath == v5Path {
+					attempts++
+				}
+			}
+		}
+	}
+	ctrls, _, _, err := LoadControls(ctx, a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v5 *Control
+	for _, c := range ctrls {
+		if c.SourcePath == v5Path {
+			v5 = c
+		}
+	}
+	if v5 == nil || v5.Classification != OperatorRequired || v5.LastErrorCode != ErrCodeRetriesExhausted {
+		t.Fatalf("v5 after 8 days: %+v", v5)
+	}
+	// ~1h apart after the first few: bounded, at most one per scan.
+	if attempts < 10 || attempts > 200 || uint64(attempts)+1 != v5.AttemptCount {
+		t.Fatalf("v5 attempted %d times (control says %d)", attempts, v5.AttemptCount)
+	}
+	if v5.FirstSeenAtUnixNanos != fixtureNow.UnixNano() {
+		t.Fatal("first-seen time changed")
+	}
+}
+
+func TestScanGenerationConflictKeepsCounters(t *testing.T) {
+	ctx := context.Background()
+	a := loadPool(t, "../../testdata/ilm/pool-a", "dir:pool-a")
+	clock := func() time.Time { return fixtureNow }
+	if _, err := Scan(ctx, []metastore.Store{a}, ScanOptions{Clock: clock}); err != nil {
+		t.Fatal(err)
+	}
+	// A replacement with other bytes at the v2 journal's path.
+	b, _, _ := a.Get(ctx, v2Path)
+	a.put(v2Path, append(append([]byte(nil), b...), ' '))
+	rep, err := Scan(ctx, []metastore.Store{a}, ScanOptions{Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := byPath(rep)[v2Path]
+	if it.Outcome != OutcomeConflict || it.Classification != OperatorRequired || it.ErrorCode != ErrCodeGenerationConflict {
+		t.Fatalf("replacement: %+v", it)
+	}
+	ctrls, _, _, _ := LoadControls(ctx, a, 0)
+	for _, c := range ctrls {
+		if c.SourcePath == v2Path && (c.Observed.ContentSHA256 == "" || c.FirstSeenAtUnixNanos != fixtureNow.UnixNano()) {
+			t.Fatalf("conflict rewrote the observed generation or lineage: %+v", c)
+		}
+	}
+}
+
+// TestScanIncompleteCreatesNothing: an unreadable pool yields no
+// actionable generation.
+func TestScanIncompleteCreatesNothing(t *testing.T) {
+	ctx := context.Background()
+	a := &faultStore{Store: loadPool(t, "../../testdata/ilm/pool-a", "dir:pool-a")}
+	b := &faultStore{Store: loadPool(t, "../../testdata/ilm/pool-b", "dir:pool-b"), Mode: faultFail, At: 1, Kinds: []string{"list"}}
+	rep, err := Scan(ctx, []metastore.Store{a, b}, ScanOptions{Clock: func() time.Time { return fixtureNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Incomplete || writes(a) != 0 {
+		t.Fatalf("incomplete scan: incomplete=%v writes=%d", rep.Incomplete, writes(a))
+	}
+}
