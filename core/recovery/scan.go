@@ -189,9 +189,9 @@ func applyWant(c *Control, w want, class Classification, code ErrorCode, now tim
 
 // ScanOptions configure Scan.
 type ScanOptions struct {
-	Clock    func() time.Time      // required
-	Sources  journal.SourceProver  // optional, as for `ilmctl journal`
-	PageSize int                   // list page size; 0 means 1000
+	Clock    func() time.Time     // required
+	Sources  journal.SourceProver // optional, as for `ilmctl journal`
+	PageSize int                  // list page size; 0 means 1000
 }
 
 // ScanItem is one source record the scan considered.
