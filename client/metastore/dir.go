@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -43,6 +44,28 @@ func NewDir(root, name string) (*Dir, error) {
 
 // Name returns the pool URL.
 func (d *Dir) Name() string { return d.name }
+
+// Actor is the OS user running ilmctl: who recovery receipts and audit
+// lines name for a local store.
+func (d *Dir) Actor(context.Context) (string, error) {
+	u, err := user.Current()
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot tell the OS user: %w", d.name, err)
+	}
+	return "os-user:" + u.Username, nil
+}
+
+// Actor returns the actor of s (Dir or S3): the access key ID of an s3://
+// store's credentials, the OS user for a dir: store.
+func Actor(ctx context.Context, s core.Store) (string, error) {
+	a, ok := s.(interface {
+		Actor(context.Context) (string, error)
+	})
+	if !ok {
+		return "", fmt.Errorf("%s: store cannot name its actor", s.Name())
+	}
+	return a.Actor(ctx)
+}
 
 func etagOf(b []byte) string {
 	s := sha256.Sum256(b)

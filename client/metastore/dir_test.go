@@ -65,3 +65,11 @@ func TestDirPaging(t *testing.T) {
 		t.Fatalf("got %v %v", got, err)
 	}
 }
+
+func TestDirActorIsTheOSUser(t *testing.T) {
+	d, _ := NewDir(t.TempDir(), "dir:test")
+	a, err := Actor(context.Background(), d)
+	if err != nil || len(a) <= len("os-user:") || a[:8] != "os-user:" {
+		t.Fatalf("Actor = %q, %v", a, err)
+	}
+}

@@ -212,6 +212,17 @@ func TestS3WriteContract(t *testing.T) {
 	writeContract(t, s)
 }
 
+// TestS3Actor: the actor is the credentials' access key ID, never the
+// secret.
+func TestS3Actor(t *testing.T) {
+	_, _, s := openS3(t, "")
+	_, access, secret := itest.S3Env(t)
+	a, err := metastore.Actor(t.Context(), s)
+	if err != nil || a != "access-key:"+access || strings.Contains(a, secret) {
+		t.Fatalf("Actor = %q, %v; want access-key:%s", a, err, access)
+	}
+}
+
 // TestS3ConcurrentConditionalWrites races writers on one key: of N
 // create-only puts exactly one wins, and of N CAS puts from the same ETag
 // exactly one wins; every create loser gets ErrExists and every CAS loser

@@ -25,6 +25,7 @@ import (
 type S3 struct {
 	name, bucket, prefix string
 	c                    *s3.Client
+	creds                aws.CredentialsProvider
 }
 
 // OpenS3 parses s3://host:port/bucket[/prefix].
@@ -55,11 +56,27 @@ func OpenS3(ctx context.Context, url string) (*S3, error) {
 		// reads. Validation still runs when the server sends a checksum.
 		o.DisableLogOutputChecksumValidationSkipped = true
 	})
-	return &S3{name: url, bucket: bucket, prefix: prefix, c: c}, nil
+	return &S3{name: url, bucket: bucket, prefix: prefix, c: c, creds: cfg.Credentials}, nil
 }
 
 // Name returns the pool URL.
 func (s *S3) Name() string { return s.name }
+
+// Actor is the access key ID of the store's credentials: who recovery
+// receipts and audit lines name. Never the secret.
+func (s *S3) Actor(ctx context.Context) (string, error) {
+	if s.creds == nil {
+		return "", fmt.Errorf("%s: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_PROFILE", s.name)
+	}
+	c, err := s.creds.Retrieve(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%s: credentials: %w", s.name, err)
+	}
+	if c.AccessKeyID == "" {
+		return "", fmt.Errorf("%s: credentials have no access key ID", s.name)
+	}
+	return "access-key:" + c.AccessKeyID, nil
+}
 
 func (s *S3) mapErr(key string, err error) error {
 	var ae smithy.APIError

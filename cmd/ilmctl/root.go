@@ -6,6 +6,7 @@ import (
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	filercmd "github.com/ilmctl/ilmctl/commands/filer"
 	journalcmd "github.com/ilmctl/ilmctl/commands/journal"
+	recoverycmd "github.com/ilmctl/ilmctl/commands/recovery"
 	runcmd "github.com/ilmctl/ilmctl/commands/run"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,7 +36,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved),
 		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
 	})
 	cmdutil.Group(root)
-	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand())
+	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), recoverycmd.NewCommand())
 	return root
 }
 

@@ -127,3 +127,8 @@ func poolByID(pools []metastore.Store, id string) metastore.Store {
 	}
 	return nil
 }
+
+// ErrRefused is an operator action the protocol does not allow in the
+// record's current state (wrong version, active decommission, expired
+// receipt, different actor, unconfirmed). Nothing was written.
+var ErrRefused = errors.New("refused")
