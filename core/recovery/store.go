@@ -132,3 +132,5 @@ func poolByID(pools []metastore.Store, id string) metastore.Store {
 // record's current state (wrong version, active decommission, expired
 // receipt, different actor, unconfirmed). Nothing was written.
 var ErrRefused = errors.New("refused")
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
