@@ -79,6 +79,14 @@ func inspectControl(ctx context.Context, pools []metastore.Store, ctl *Control, 
 		in.JournalClassification, in.QuarantineReason = rec.Classification, rec.Reason
 	}
 	in.ActionClass = ClassInspectOnly
+	switch {
+	case rec == nil && ctl.Protocol == ProtoJournal && (ctl.Observed.SourceSchema == "v1" || ctl.Observed.SourceSchema == "v2"):
+		// Gone from every pool, e.g. mid-abandon: a resumed abandon binds
+		// its disposition's manifest, not this (empty) observation.
+		in.ActionClass = ClassLegacyDisposition
+	case rec == nil:
+		in.ActionClass = ClassExportRetry
+	}
 	if rec != nil && rec.Classification != journal.Corrupt {
 		in.ActionClass = ClassExportRetry
 		if j, ok := rec.Decoded.(*tierdelete.Journal); ok {
@@ -126,7 +134,7 @@ func inspectControl(ctx context.Context, pools []metastore.Store, ctl *Control, 
 		notReady("the record's identity cannot be proven (corrupt bytes): inspect only")
 	}
 	in.Ready = len(in.NotReady) == 0
-	if in.Present && obs.Complete() {
+	if obs.Complete() {
 		r := &Receipt{
 			Schema: ReceiptSchema, Actor: opt.Actor, ControlID: ctl.ID, ControlETag: etag, ControlRevision: ctl.Revision,
 			Classification: ctl.Classification, Protocol: ctl.Protocol, SourcePath: ctl.SourcePath, SourceSchema: in.SourceSchema,

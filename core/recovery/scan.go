@@ -326,6 +326,10 @@ func Scan(ctx context.Context, pools []metastore.Store, opt ScanOptions) (*ScanR
 	if err != nil {
 		return nil, fmt.Errorf("list recovery controls: %w", err)
 	}
+	inflight, err := inFlightDispositions(ctx, ctl, opt.PageSize)
+	if err != nil {
+		return nil, fmt.Errorf("list recovery dispositions: %w", err)
+	}
 	rep := &ScanReport{Incomplete: jrep.Incomplete, PoolErrors: jrep.PoolErrors, CorruptControl: len(bad)}
 	badIDs := map[string]bool{}
 	for _, k := range bad {
@@ -349,6 +353,16 @@ func Scan(ctx context.Context, pools []metastore.Store, opt ScanOptions) (*ScanR
 		item := ScanItem{ControlID: id, Protocol: p, SourcePath: r.Path}
 		if badIDs[id] {
 			item.Outcome, item.Error = OutcomeConflict, "the control record is corrupt; it is kept and this source is not scheduled"
+			rep.Items = append(rep.Items, item)
+			continue
+		}
+		if inflight[id] {
+			// An operator disposition names this control's ETag: the
+			// scan must not move it under the operator's feet.
+			item.Outcome, item.Error = OutcomeDeferred, "an operator disposition is in flight"
+			if cur != nil {
+				item.Classification = cur.Classification
+			}
 			rep.Items = append(rep.Items, item)
 			continue
 		}
@@ -407,4 +421,31 @@ func Scan(ctx context.Context, pools []metastore.Store, opt ScanOptions) (*ScanR
 	}
 	sort.Slice(rep.Controls, func(i, j int) bool { return rep.Controls[i].ID < rep.Controls[j].ID })
 	return rep, nil
+}
+
+// inFlightDispositions returns the controls that a disposition not yet
+// Completed names. A disposition that fails to decode names no control
+// anyone can prove, so it fails the scan rather than be ignored.
+func inFlightDispositions(ctx context.Context, s metastore.Store, pageSize int) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := metastore.ListAll(ctx, s, DispositionPrefix, pageSize, func(objs []metastore.Object) error {
+		for _, o := range objs {
+			b, _, err := s.Get(ctx, o.Key)
+			if errors.Is(err, metastore.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			d, err := DecodeDisposition(o.Key, b)
+			if err != nil {
+				return fmt.Errorf("disposition %s is unreadable: %w", o.Key, err)
+			}
+			if d.State != Completed {
+				out[d.ControlID] = true
+			}
+		}
+		return nil
+	})
+	return out, err
 }

@@ -59,6 +59,7 @@ const (
 	v5Path = "ilm/tier-delete-journal/04bc91d30315aeb20993e6bbb2134faa72bff32e6883c18b434d037a944577ab.json"
 	v4Bad  = "ilm/tier-delete-journal/2222222222222222222222222222222222222222222222222222222222222222.json"
 	v4Op   = "ilm/tier-delete-journal/a3eca9108685e477bb8096e245161342e7d411ac07a55d490be3782cc892d2a4.json"
+	v4Amb  = "ilm/tier-delete-journal/21365f36cc7a31615315dc4a3cb0cc57a780faffe2b999f7b5abf857ee9bb80d.json"
 	v4Ok   = "ilm/tier-delete-journal/90d3146b879be889f8b629c02bbbabf8c290ad1fd7488e9c2ddf11895eda057e.json"
 )
 
@@ -122,7 +123,7 @@ func TestScanCreatesControlsAndNeverHotLoops(t *testing.T) {
 	// operator_required; the others are never attempted.
 	var attempts int
 	for i := 0; i < 2000 && now.Before(fixtureNow.Add(8*24*time.Hour)); i++ {
-		now = now.Add(time.Hour)
+		now = now.Add(2 * time.Hour)
 		rep, err = Scan(ctx, pools, ScanOptions{Clock: clock})
 		if err != nil {
 			t.Fatal(err)

@@ -134,3 +134,5 @@ func poolByID(pools []metastore.Store, id string) metastore.Store {
 var ErrRefused = errors.New("refused")
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+func envelopeSHA(b []byte) string { return envelope.SHA256Hex(b) }
