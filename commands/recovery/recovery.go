@@ -49,7 +49,7 @@ docs/design/recovery.md explains every step.`,
 		Example: `  ilmctl recovery scan --meta dir:/srv/meta0 --meta dir:/srv/meta1
   ilmctl recovery ls --meta dir:/srv/meta0 --meta dir:/srv/meta1 --classification retained_ambiguous`,
 	}
-	cmd.AddCommand(newScan(), newLs(), newInspect(), newExport())
+	cmd.AddCommand(newScan(), newLs(), newInspect(), newExport(), newAbandon())
 	return cmdutil.Group(cmd)
 }
 
