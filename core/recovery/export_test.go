@@ -52,6 +52,7 @@ func TestExportFixtures(t *testing.T) {
 		if res, err := f.tryExport(); err != nil || !res.Created {
 			t.Fatalf("retry after the crash: %v", err)
 		}
+		f.noBackend()
 	})
 	t.Run("lost create response is resolved by exact readback", func(t *testing.T) {
 		f := newFixture(t, v1Path)
@@ -63,6 +64,7 @@ func TestExportFixtures(t *testing.T) {
 		if n := len(exportKeys(f.memA)); n != 1 {
 			t.Fatalf("%d exports", n)
 		}
+		f.noBackend()
 	})
 	t.Run("different bytes at the canonical ID are a conflict", func(t *testing.T) {
 		f := newFixture(t, v1Path)

@@ -201,3 +201,37 @@ func TestScanIncompleteCreatesNothing(t *testing.T) {
 		t.Fatalf("incomplete scan: incomplete=%v writes=%d", rep.Incomplete, writes(a))
 	}
 }
+
+// TestScanLostControlWrites: a lost create or CAS response is resolved by
+// exact readback, so the control is neither duplicated nor double-counted.
+func TestScanLostControlWrites(t *testing.T) {
+	ctx := context.Background()
+	for _, kind := range []string{"create", "cas"} {
+		a := &faultStore{Store: loadPool(t, "../../testdata/ilm/pool-a", "dir:pool-a")}
+		now := fixtureNow
+		clock := func() time.Time { return now }
+		if kind == "cas" {
+			if _, err := Scan(ctx, []metastore.Store{a}, ScanOptions{Clock: clock}); err != nil {
+				t.Fatal(err)
+			}
+			now = now.Add(time.Hour)
+		}
+		a.Mode, a.Kinds, a.KeyPart, a.At = faultLoseResponse, []string{kind}, "recovery-controls", 1
+		rep, err := Scan(ctx, []metastore.Store{a}, ScanOptions{Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.n < 1 {
+			t.Fatalf("%s: the fault never fired", kind)
+		}
+		for _, it := range rep.Items {
+			if it.Outcome == OutcomeConflict {
+				t.Fatalf("%s: lost response became a conflict: %+v", kind, it)
+			}
+		}
+		ctrls, _, bad, _ := LoadControls(ctx, a, 0)
+		if len(bad) != 0 || len(ctrls) == 0 {
+			t.Fatalf("%s: %d controls, %d bad", kind, len(ctrls), len(bad))
+		}
+	}
+}
