@@ -158,6 +158,8 @@ func outcomeOf(err error) string {
 		return "ok"
 	case isConflict(err):
 		return "conflict"
+	case isCapacity(err):
+		return "capacity"
 	case isIncomplete(err):
 		return "incomplete"
 	case isRefused(err):

@@ -16,6 +16,7 @@ import (
 func isConflict(err error) bool   { return errors.Is(err, core.ErrConflict) }
 func isIncomplete(err error) bool { return errors.Is(err, core.ErrIncomplete) }
 func isRefused(err error) bool    { return errors.Is(err, core.ErrRefused) }
+func isCapacity(err error) bool   { return errors.Is(err, core.ErrCapacity) }
 
 func newScan() *cobra.Command {
 	var c common

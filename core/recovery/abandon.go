@@ -136,6 +136,9 @@ func (a *abandonRun) run() error {
 			a.plan(d)
 			return nil
 		}
+		if err := admit(a.ctx, a.pools[0], DispositionPrefix, d.Key(), len(d.Encode())); err != nil {
+			return err
+		}
 		newETag, _, err := createExact(a.ctx, a.pools[0], d.Key(), d.Encode())
 		if err != nil {
 			return fmt.Errorf("install the Prepared disposition: %w", err)

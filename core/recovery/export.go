@@ -172,6 +172,9 @@ func CreateExport(ctx context.Context, pools []metastore.Store, controlID string
 	if len(data) > maxExportSize(x.SourcePath) {
 		return nil, fmt.Errorf("export of %s would be %d bytes, over its bound %d: %w", ctl.ID, len(data), maxExportSize(x.SourcePath), ErrRefused)
 	}
+	if err := admit(ctx, pools[0], ExportPrefix, x.Key(), len(data)); err != nil {
+		return nil, err
+	}
 	_, created, err := createExact(ctx, pools[0], x.Key(), data)
 	if err != nil {
 		return nil, err

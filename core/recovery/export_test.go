@@ -109,3 +109,40 @@ func TestExportFixtures(t *testing.T) {
 		}
 	})
 }
+
+// TestAdmission: a candidate over a count or byte limit is refused with a
+// retryable capacity error before anything is written; a replay of an
+// existing export consumes nothing and is admitted at the limit.
+func TestAdmission(t *testing.T) {
+	defer func(l Limits) { limits = l }(limits)
+	f := newFixture(t, v1Path)
+	limits = Limits{Exports: 0, Dispositions: 10, ExportBytes: 1 << 20, ControlDispoBytes: 1 << 20}
+	if _, err := f.tryExport(); !errors.Is(err, ErrCapacity) {
+		t.Fatalf("count limit: %v", err)
+	}
+	limits = Limits{Exports: 10, Dispositions: 10, ExportBytes: 100, ControlDispoBytes: 1 << 20}
+	if _, err := f.tryExport(); !errors.Is(err, ErrCapacity) {
+		t.Fatalf("byte limit: %v", err)
+	}
+	if n := len(exportKeys(f.memA)); n != 0 {
+		t.Fatalf("a refused admission installed %d exports", n)
+	}
+	limits = Limits{Exports: 1, Dispositions: 0, ExportBytes: 1 << 20, ControlDispoBytes: 1 << 20}
+	res, err := f.tryExport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.export = res
+	if again, err := f.tryExport(); err != nil || again.Created {
+		t.Fatalf("replay at the limit: %v", err)
+	}
+	// The disposition is refused at its own limit, before any source copy
+	// is touched.
+	if _, err := f.abandon(true); !errors.Is(err, ErrCapacity) {
+		t.Fatalf("disposition limit: %v", err)
+	}
+	if !f.memA.has(v1Path) || !f.memB.has(v1Path) || f.disposition() != nil {
+		t.Fatal("a refused admission changed source evidence")
+	}
+	f.noBackend()
+}
