@@ -71,7 +71,8 @@ controls only; run 'recovery scan' to create or advance them.
 Pages hold --limit controls (default 100, at most 1000); when more remain,
 the output ends with the --marker for the next page. A control record that
 fails strict decoding makes the listing incomplete (exit 3) rather than
-silently shorter.`,
+silently shorter, and so does any --meta pool that cannot be listed
+completely (a scan over it could not have created every control).`,
 		Example: `  ilmctl recovery ls --meta dir:/srv/meta0
   ilmctl recovery ls --meta dir:/srv/meta0 --protocol tier_delete_journal --classification retained_ambiguous -o json
   ilmctl recovery ls --meta dir:/srv/meta0 --limit 50 --marker aWxtL3JlY292ZXJ5LWNvbnRyb2xz`,
@@ -118,28 +119,34 @@ silently shorter.`,
 		for _, ctl := range page.Controls {
 			rows = append(rows, rowOf(ctl, page.ETags[ctl.ID], at))
 		}
-		incomplete := len(page.BadKeys) > 0
-		if err := renderLs(e.out, format, rows, page, incomplete); err != nil {
+		poolErrs := core.PoolListingErrors(ctxOf(cmd), e.pools)
+		incomplete := len(page.BadKeys) > 0 || len(poolErrs) > 0
+		if err := renderLs(e.out, format, rows, page, poolErrs, incomplete); err != nil {
 			return err
 		}
 		if err := c.finish(e); err != nil {
 			return err
 		}
 		if incomplete {
-			return cmdutil.Incomplete(fmt.Errorf("listing incomplete: %d control record(s) failed strict decoding: %s", len(page.BadKeys), strings.Join(page.BadKeys, ", ")))
+			return cmdutil.Incomplete(fmt.Errorf("listing incomplete: %d unreadable control record(s), %d pool(s) that cannot be listed completely; counts do not cover every record",
+				len(page.BadKeys), len(poolErrs)))
 		}
 		return nil
 	}
 	return cmd
 }
 
-func renderLs(w io.Writer, f render.Format, rows []controlRow, page *core.ListPage, incomplete bool) error {
+func renderLs(w io.Writer, f render.Format, rows []controlRow, page *core.ListPage, poolErrs []string, incomplete bool) error {
 	if f == render.FormatJSON {
 		bad := page.BadKeys
 		if bad == nil {
 			bad = []string{}
 		}
-		return render.JSON(w, map[string]any{"controls": rows, "next_marker": page.NextMarker, "incomplete": incomplete, "corrupt_controls": bad})
+		if poolErrs == nil {
+			poolErrs = []string{}
+		}
+		return render.JSON(w, map[string]any{"controls": rows, "next_marker": page.NextMarker, "incomplete": incomplete,
+			"corrupt_controls": bad, "pool_errors": poolErrs})
 	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {
@@ -158,13 +165,18 @@ func renderLs(w io.Writer, f render.Format, rows []controlRow, page *core.ListPa
 	}
 	title := "Controls"
 	if incomplete {
-		title = "Controls (incomplete: some control records are unreadable)"
+		title = "Controls (incomplete: unreadable controls or pools; counts do not cover every record)"
 	}
 	if err := render.Table(w, title, []string{"CONTROL", "PROTOCOL", "CLASSIFICATION", "AGE", "ATTEMPTS", "FAILURES", "NEXT ATTEMPT", "LAST ERROR", "SOURCE"}, tr); err != nil {
 		return err
 	}
 	if page.NextMarker != "" {
 		if _, err := fmt.Fprintf(w, "\nmore controls: --marker %s\n", page.NextMarker); err != nil {
+			return err
+		}
+	}
+	for _, pe := range poolErrs {
+		if _, err := fmt.Fprintf(w, "pool %s\n", pe); err != nil {
 			return err
 		}
 	}

@@ -315,3 +315,29 @@ func TestNoTierClientLinked(t *testing.T) {
 		}
 	}
 }
+
+// TestLsIncomplete: a pool that cannot be listed labels the listing
+// incomplete (exit 3) instead of showing short counts.
+func TestLsIncomplete(t *testing.T) {
+	a, b, _ := setup(t)
+	run(t, "scan", "--meta", a, "--meta", b)
+	openStore = func(ctx context.Context, url string) (metastore.Store, error) {
+		s, err := clientmeta.Open(ctx, url)
+		if err != nil || url != b {
+			return s, err
+		}
+		return brokenList{s}, nil
+	}
+	out, _, code := run(t, "ls", "--meta", a, "--meta", b, "-o", "json")
+	m := mustJSON(t, out)
+	if code != 3 || m["incomplete"] != true || len(m["pool_errors"].([]any)) != 1 || len(m["controls"].([]any)) == 0 {
+		t.Fatalf("ls over a broken pool: exit %d\n%s", code, out)
+	}
+}
+
+// brokenList is a pool whose listing says truncated without a token.
+type brokenList struct{ metastore.Store }
+
+func (brokenList) List(context.Context, string, string, int) (metastore.Page, error) {
+	return metastore.Page{Truncated: true}, nil
+}

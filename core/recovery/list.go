@@ -149,3 +149,19 @@ func FindControl(ctx context.Context, s metastore.Store, id string) (*Control, s
 	}
 	return nil, "", fmt.Errorf("control ID %s is ambiguous (%d controls start with it): give more digits", id, len(found))
 }
+
+// PoolListingErrors pages through ilm/ in every pool without reading any
+// record and returns one line per pool that cannot be listed completely
+// (including a truncated page without a continuation token). While any
+// exists, control counts cannot cover every source record and `ls` labels
+// them incomplete.
+func PoolListingErrors(ctx context.Context, pools []metastore.Store) []string {
+	var out []string
+	for _, p := range pools {
+		err := metastore.ListAll(ctx, p, "ilm/", 1000, func([]metastore.Object) error { return nil })
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", PoolID(p.Name()), err))
+		}
+	}
+	return out
+}
