@@ -61,14 +61,6 @@ func (d *Disposition) Confirmed(pool string) bool {
 	return i < len(d.ConfirmedAbsent) && d.ConfirmedAbsent[i] == pool
 }
 
-// sameImmutable reports whether o has d's immutable part.
-func (d *Disposition) sameImmutable(o *Disposition) bool {
-	a, b := *d, *o
-	a.Revision, a.State, a.ConfirmedAbsent, a.CompletedAtUnixNanos = 0, "", nil, 0
-	b.Revision, b.State, b.ConfirmedAbsent, b.CompletedAtUnixNanos = 0, "", nil, 0
-	return string(a.EncodeInner()) == string(b.EncodeInner())
-}
-
 // EncodeInner is the canonical inner object.
 func (d *Disposition) EncodeInner() []byte {
 	confirmed := d.ConfirmedAbsent

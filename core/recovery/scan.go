@@ -138,6 +138,13 @@ func Decide(cur *Control, v SourceView, now time.Time, complete bool) Decision {
 		// and first-seen time are kept.
 		next.Observed = v.Generation
 		next.RecordSuccess()
+		if w == wantRetry {
+			// The new generation still lacks its evidence: that is this
+			// attempt's failure, counted from a fresh window.
+			next.StartAttempt()
+			next.RecordFailure(now, code)
+			return Decision{Next: &next, Outcome: OutcomeUpdated, Attempt: failureResult(&next)}
+		}
 		applyWant(&next, w, class, code, now)
 		return Decision{Next: &next, Outcome: OutcomeUpdated, Attempt: AttemptSuccess}
 	}

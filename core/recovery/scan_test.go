@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/metastore"
+	"github.com/ilmctl/ilmctl/core/tierdelete"
 )
 
 // fixtureNow is the instant the testdata/ilm fixtures are classified at.
@@ -243,4 +244,96 @@ func TestScanLostControlWrites(t *testing.T) {
 			t.Fatalf("%s: %d controls, %d bad", kind, len(ctrls), len(bad))
 		}
 	}
+}
+
+// TestScanSourceAdvance: a one-edge advance of the source (v5 Prepared ->
+// Dispatched) is accepted and resets the consecutive failures, keeping the
+// lifetime count; a backwards edge is a conflict that keeps the counters.
+func TestScanSourceAdvance(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, v5Path)
+	for i := 0; i < 3; i++ {
+		f.now = f.now.Add(2 * time.Hour)
+		if _, err := Scan(ctx, f.pools(), ScanOptions{Clock: f.clock}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := f.control()
+	if before.ConsecutiveFailureCount != 4 {
+		t.Fatalf("before: %d failures", before.ConsecutiveFailureCount)
+	}
+	setState := func(st tierdelete.State) {
+		j, err := tierdelete.DecodeJournal(mustGet(t, f.memA, v5Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.State = &st
+		f.memA.put(v5Path, j.Encode())
+		f.memB.put(v5Path, j.Encode())
+	}
+	setState(tierdelete.Dispatched)
+	f.now = f.now.Add(time.Minute) // not due: an advance is decided anyway
+	rep, err := Scan(ctx, f.pools(), ScanOptions{Clock: f.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := byPath(rep)[v5Path]; it.Outcome != OutcomeUpdated {
+		t.Fatalf("advance: %+v", it)
+	}
+	after := f.control()
+	if after.Observed.SourceState != "Dispatched" || after.ConsecutiveFailureCount != 1 || after.AttemptCount != before.AttemptCount+1 ||
+		after.FirstFailureAtUnixNanos != f.now.UnixNano() || after.FirstSeenAtUnixNanos != before.FirstSeenAtUnixNanos {
+		t.Fatalf("after the advance: %+v", after)
+	}
+	setState(tierdelete.Prepared) // backwards: not a legal successor
+	if _, err := Scan(ctx, f.pools(), ScanOptions{Clock: f.clock}); err != nil {
+		t.Fatal(err)
+	}
+	c := f.control()
+	if c.Classification != OperatorRequired || c.LastErrorCode != ErrCodeGenerationConflict || c.Observed.SourceState != "Dispatched" ||
+		c.AttemptCount != after.AttemptCount || c.ConsecutiveFailureCount != after.ConsecutiveFailureCount {
+		t.Fatalf("after a backwards edge: %+v", c)
+	}
+}
+
+// TestScanLostRaceRecordsNoFailure: a control CAS that loses to another
+// writer is a conflict for this pass: nothing of this attempt is recorded
+// and the other writer's control stands; the next pass reloads it.
+func TestScanLostRaceRecordsNoFailure(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, v5Path)
+	before := f.control()
+	other := *before
+	other.Revision++
+	other.OwnerID = "os-user:other"
+	racer := &racingStore{Store: f.memA, key: before.Key(), write: other.Encode()}
+	f.now = f.now.Add(2 * time.Hour)
+	rep, err := Scan(ctx, []metastore.Store{racer, f.b}, ScanOptions{Clock: f.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := byPath(rep)[v5Path]; it.Outcome != OutcomeConflict || it.Attempt != "" {
+		t.Fatalf("lost race: %+v", it)
+	}
+	c := f.control()
+	if c.OwnerID != "os-user:other" || c.AttemptCount != before.AttemptCount || c.ConsecutiveFailureCount != before.ConsecutiveFailureCount {
+		t.Fatalf("after the lost race: %+v", c)
+	}
+}
+
+// racingStore lets another writer replace key just before the first CAS
+// on it.
+type racingStore struct {
+	metastore.Store
+	key   string
+	write []byte
+	done  bool
+}
+
+func (r *racingStore) PutIfMatch(ctx context.Context, key string, data []byte, etag string) (string, error) {
+	if key == r.key && !r.done {
+		r.done = true
+		r.Store.(*memStore).put(key, r.write)
+	}
+	return r.Store.PutIfMatch(ctx, key, data, etag)
 }
