@@ -100,3 +100,8 @@ func (c *Control) clearLease() {
 	c.OwnerID, c.OwnerEpoch = "", ""
 	c.LeaseAcquiredAtUnixNanos, c.LeaseExpiresAtUnixNanos = 0, 0
 }
+
+// leased reports whether an operator-requested attempt owns c at now.
+func (c *Control) leased(now time.Time) bool {
+	return c.OwnerID != "" && now.UnixNano() < c.LeaseExpiresAtUnixNanos
+}

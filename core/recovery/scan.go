@@ -123,7 +123,26 @@ func Decide(cur *Control, v SourceView, now time.Time, complete bool) Decision {
 		return Decision{Next: &next, Outcome: OutcomeIncomplete, Attempt: failureResult(&next)}
 	}
 	if !cur.Observed.Equal(v.Generation) {
-		if !legalSuccessor(v.Protocol, cur.Observed.SourceSchema, cur.Observed.SourceState, v.Generation.SourceSchema, v.Generation.SourceState) {
+		legal := legalSuccessor(v.Protocol, cur.Observed.SourceSchema, cur.Observed.SourceState, v.Generation.SourceSchema, v.Generation.SourceState)
+		if !legal && cur.leased(now) {
+			// An operator asked for this attempt (recovery retry): the new
+			// generation is adopted without resetting any counter, and
+			// decided like any other attempt.
+			next.Observed = v.Generation
+			next.StartAttempt()
+			next.clearLease()
+			if w == wantRetry {
+				next.RecordFailure(now, code)
+				return Decision{Next: &next, Outcome: OutcomeUpdated, Attempt: failureResult(&next)}
+			}
+			next.NextAttemptAtUnixNanos = 0
+			next.Classification = class
+			if w == wantNothing {
+				applyWant(&next, w, class, code, now)
+			}
+			return Decision{Next: &next, Outcome: OutcomeUpdated, Attempt: AttemptClassify}
+		}
+		if !legal {
 			if cur.Classification == OperatorRequired && cur.LastErrorCode == ErrCodeGenerationConflict {
 				return Decision{Outcome: OutcomeConflict}
 			}

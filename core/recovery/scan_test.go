@@ -294,6 +294,22 @@ func TestScanSourceAdvance(t *testing.T) {
 		c.AttemptCount != after.AttemptCount || c.ConsecutiveFailureCount != after.ConsecutiveFailureCount {
 		t.Fatalf("after a backwards edge: %+v", c)
 	}
+	// Rescans leave the conflict alone; an operator retry lets the next
+	// scan adopt the generation, counters kept.
+	f.a.Ops = nil
+	if _, err := Scan(ctx, f.pools(), ScanOptions{Clock: f.clock}); err != nil || writes(f.a) != 0 {
+		t.Fatalf("rescan of a recorded conflict wrote: %v", err)
+	}
+	if _, err := RequestRetry(ctx, f.a, RetryRequest{ControlID: c.ID, Actor: actor, OwnerEpoch: "7f1c0000-0000-4000-8000-000000000002", Clock: f.clock, Execute: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Scan(ctx, f.pools(), ScanOptions{Clock: f.clock}); err != nil {
+		t.Fatal(err)
+	}
+	r := f.control()
+	if r.Observed.SourceState != "Prepared" || r.AttemptCount != c.AttemptCount+1 || r.ConsecutiveFailureCount != c.ConsecutiveFailureCount+1 || r.OwnerID != "" {
+		t.Fatalf("after retry: %+v", r)
+	}
 }
 
 // TestScanLostRaceRecordsNoFailure: a control CAS that loses to another
