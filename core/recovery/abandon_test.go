@@ -212,6 +212,8 @@ func TestAbandonCrashAndLoss(t *testing.T) {
 		{"crash before marking the control", "a", faultCrashAfter, []string{"cas"}, "recovery-dispositions", 4},
 		{"lost control CAS response", "a", faultLoseResponse, []string{"cas"}, "recovery-controls", 1},
 		{"failed delete", "b", faultFail, []string{"delete"}, "tier-delete-journal", 1},
+		{"lost strong read mid-run", "a", faultLoseResponse, []string{"get"}, "tier-delete-journal", 4},
+		{"crash after a strong read", "b", faultCrashAfter, []string{"get"}, "tier-delete-journal", 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -340,7 +342,7 @@ func TestAbandonUnsafeKeepsEvidence(t *testing.T) {
 			t.Fatal("copy B deleted under an active decommission")
 		}
 	})
-	for _, path := range []string{v5Path, v4Amb, v4Bad} {
+	for _, path := range []string{v5Path, v4Amb, v4Bad, txOpReq} {
 		t.Run("refused for "+path[len(path)-12:], func(t *testing.T) {
 			f := newFixture(t, path)
 			res, err := CreateExport(ctx, f.pools(), f.ctl.ID, f.receipt, ExportOptions{Clock: f.clock, Actor: actor, Nonce: strings.Repeat("cd", 16)})

@@ -55,13 +55,14 @@ func byPath(rep *ScanReport) map[string]ScanItem {
 }
 
 const (
-	v1Path = "ilm/tier-delete-journal/227870e5c0320ca1e9a8296e822983060b0d143fc8353658f44d75dfa5b98d2a.json"
-	v2Path = "ilm/tier-delete-journal/249e5cf0513bc9e2bc12a1cb180aae273bf0f88071a6aa3fdf26014c78ab4436.json"
-	v5Path = "ilm/tier-delete-journal/04bc91d30315aeb20993e6bbb2134faa72bff32e6883c18b434d037a944577ab.json"
-	v4Bad  = "ilm/tier-delete-journal/2222222222222222222222222222222222222222222222222222222222222222.json"
-	v4Op   = "ilm/tier-delete-journal/a3eca9108685e477bb8096e245161342e7d411ac07a55d490be3782cc892d2a4.json"
-	v4Amb  = "ilm/tier-delete-journal/21365f36cc7a31615315dc4a3cb0cc57a780faffe2b999f7b5abf857ee9bb80d.json"
-	v4Ok   = "ilm/tier-delete-journal/90d3146b879be889f8b629c02bbbabf8c290ad1fd7488e9c2ddf11895eda057e.json"
+	v1Path  = "ilm/tier-delete-journal/227870e5c0320ca1e9a8296e822983060b0d143fc8353658f44d75dfa5b98d2a.json"
+	v2Path  = "ilm/tier-delete-journal/249e5cf0513bc9e2bc12a1cb180aae273bf0f88071a6aa3fdf26014c78ab4436.json"
+	v5Path  = "ilm/tier-delete-journal/04bc91d30315aeb20993e6bbb2134faa72bff32e6883c18b434d037a944577ab.json"
+	v4Bad   = "ilm/tier-delete-journal/2222222222222222222222222222222222222222222222222222222222222222.json"
+	v4Op    = "ilm/tier-delete-journal/a3eca9108685e477bb8096e245161342e7d411ac07a55d490be3782cc892d2a4.json"
+	v4Amb   = "ilm/tier-delete-journal/21365f36cc7a31615315dc4a3cb0cc57a780faffe2b999f7b5abf857ee9bb80d.json"
+	txOpReq = "ilm/transition-transactions/records/d0/00/d0000000000040008000000000000003.json"
+	v4Ok    = "ilm/tier-delete-journal/90d3146b879be889f8b629c02bbbabf8c290ad1fd7488e9c2ddf11895eda057e.json"
 )
 
 func TestScanCreatesControlsAndNeverHotLoops(t *testing.T) {
