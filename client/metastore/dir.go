@@ -22,8 +22,9 @@ import (
 )
 
 // Dir is a directory-backed pool. Conditional operations are serialized by
-// a process-local mutex; the directory is not safe for concurrent writers
-// in other processes.
+// a process-local mutex and, on Unix, an exclusive flock on
+// <root>/.ilmctl-meta.lock, so two ilmctl processes sharing a directory
+// keep the write contract too.
 type Dir struct {
 	root string
 	name string
@@ -146,6 +147,18 @@ func (d *Dir) List(_ context.Context, prefix, token string, limit int) (core.Pag
 	return page, nil
 }
 
+// lock serializes a conditional write within this process (mu) and
+// across processes (lockRoot).
+func (d *Dir) lock() (func(), error) {
+	d.mu.Lock()
+	unlock, err := lockRoot(d.root)
+	if err != nil {
+		d.mu.Unlock()
+		return nil, fmt.Errorf("%s: lock: %w", d.name, err)
+	}
+	return func() { unlock(); d.mu.Unlock() }, nil
+}
+
 // write replaces p atomically and durably (internal/atomicfile), so a
 // crash leaves the old record or the new one, never a partial one.
 func (d *Dir) write(p string, data []byte) error {
@@ -161,8 +174,11 @@ func (d *Dir) PutIfAbsent(_ context.Context, key string, data []byte) (string, e
 	if err != nil {
 		return "", err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	unlock, err := d.lock()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	if _, err := os.Stat(p); err == nil {
 		return "", fmt.Errorf("%s: %s: %w", d.name, key, core.ErrExists)
 	}
@@ -178,8 +194,11 @@ func (d *Dir) PutIfMatch(_ context.Context, key string, data []byte, etag string
 	if err != nil {
 		return "", err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	unlock, err := d.lock()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	cur, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s: %s: %w", d.name, key, core.ErrNotFound)
@@ -202,8 +221,11 @@ func (d *Dir) DeleteIfMatch(_ context.Context, key, etag string) error {
 	if err != nil {
 		return err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	unlock, err := d.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	cur, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %s: %w", d.name, key, core.ErrNotFound)
