@@ -81,6 +81,7 @@ func renderScan(w io.Writer, f render.Format, rep *core.ScanReport) error {
 		return render.JSON(w, map[string]any{
 			"items": items, "incomplete": rep.Incomplete, "pool_errors": rep.PoolErrors,
 			"corrupt_records": rep.CorruptRecords, "corrupt_controls": rep.CorruptControl, "orphan_controls": rep.OrphanControls,
+			"corrupt_dispositions": nonNil(rep.CorruptDispositions),
 		})
 	}
 	ids := shortIDs(rep.Items)
@@ -102,6 +103,9 @@ func renderScan(w io.Writer, f render.Format, rep *core.ScanReport) error {
 	sum = append(sum, []string{"corrupt_records", strconv.Itoa(rep.CorruptRecords)}, []string{"orphan_controls", strconv.Itoa(rep.OrphanControls)})
 	if rep.CorruptControl > 0 {
 		sum = append(sum, []string{"corrupt_controls", strconv.Itoa(rep.CorruptControl)})
+	}
+	if n := len(rep.CorruptDispositions); n > 0 {
+		sum = append(sum, []string{"corrupt_dispositions", strconv.Itoa(n)})
 	}
 	title := "\nSummary"
 	if rep.Incomplete {
@@ -131,4 +135,11 @@ func shortIDs(items []core.ScanItem) map[string]string {
 		ids[i] = it.ControlID
 	}
 	return render.Abbrev(ids, render.ShortIDLen)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -45,7 +45,7 @@ func RequestRetry(ctx context.Context, pool metastore.Store, req RetryRequest) (
 	if ctl.Classification.Final() {
 		return nil, refused("control %s is %s: there is nothing left to retry", ctl.ID, ctl.Classification)
 	}
-	inflight, err := inFlightDispositions(ctx, pool, 1000)
+	inflight, _, err := inFlightDispositions(ctx, pool, 1000)
 	if err != nil {
 		return nil, err
 	}

@@ -239,7 +239,10 @@ type ScanReport struct {
 	PoolErrors     []journal.PoolError `json:"pool_errors,omitempty"`
 	CorruptRecords int                 `json:"corrupt_records"`
 	CorruptControl int                 `json:"corrupt_controls"`
-	OrphanControls int                 `json:"orphan_controls"`
+	// CorruptDispositions are disposition receipts that fail strict
+	// decoding: kept, never resumed (abandon refuses them).
+	CorruptDispositions []string `json:"corrupt_dispositions,omitempty"`
+	OrphanControls      int      `json:"orphan_controls"`
 	// Controls is every control after the pass, for metrics.
 	Controls []*Control `json:"-"`
 }
@@ -352,11 +355,11 @@ func Scan(ctx context.Context, pools []metastore.Store, opt ScanOptions) (*ScanR
 	if err != nil {
 		return nil, fmt.Errorf("list recovery controls: %w", err)
 	}
-	inflight, err := inFlightDispositions(ctx, ctl, opt.PageSize)
+	inflight, badDispositions, err := inFlightDispositions(ctx, ctl, opt.PageSize)
 	if err != nil {
 		return nil, fmt.Errorf("list recovery dispositions: %w", err)
 	}
-	rep := &ScanReport{Incomplete: jrep.Incomplete, PoolErrors: jrep.PoolErrors, CorruptControl: len(bad)}
+	rep := &ScanReport{Incomplete: jrep.Incomplete, PoolErrors: jrep.PoolErrors, CorruptControl: len(bad), CorruptDispositions: badDispositions}
 	badIDs := map[string]bool{}
 	for _, k := range bad {
 		if _, id, err := ParseArtifactKey(ControlPrefix, k); err == nil {
@@ -450,10 +453,12 @@ func Scan(ctx context.Context, pools []metastore.Store, opt ScanOptions) (*ScanR
 }
 
 // inFlightDispositions returns the controls that a disposition not yet
-// Completed names. A disposition that fails to decode names no control
-// anyone can prove, so it fails the scan rather than be ignored.
-func inFlightDispositions(ctx context.Context, s metastore.Store, pageSize int) (map[string]bool, error) {
+// Completed names, and the keys of dispositions that fail strict decoding.
+// Those are kept and reported; they name no control anyone can prove, and
+// abandon refuses to resume them, so they hold no control's ETag.
+func inFlightDispositions(ctx context.Context, s metastore.Store, pageSize int) (map[string]bool, []string, error) {
 	out := map[string]bool{}
+	var bad []string
 	err := metastore.ListAll(ctx, s, DispositionPrefix, pageSize, func(objs []metastore.Object) error {
 		for _, o := range objs {
 			b, _, err := s.Get(ctx, o.Key)
@@ -465,7 +470,8 @@ func inFlightDispositions(ctx context.Context, s metastore.Store, pageSize int) 
 			}
 			d, err := DecodeDisposition(o.Key, b)
 			if err != nil {
-				return fmt.Errorf("disposition %s is unreadable: %w", o.Key, err)
+				bad = append(bad, o.Key)
+				continue
 			}
 			if d.State != Completed {
 				out[d.ControlID] = true
@@ -473,5 +479,5 @@ func inFlightDispositions(ctx context.Context, s metastore.Store, pageSize int) 
 		}
 		return nil
 	})
-	return out, err
+	return out, bad, err
 }
