@@ -28,7 +28,8 @@ func TestRecoveryLabelsAreClosed(t *testing.T) {
 // TestIncompleteScanPublishesNoCounts: an incomplete scan exports
 // scan_complete 0 and no record counts, never a false zero.
 func TestIncompleteScanPublishesNoCounts(t *testing.T) {
-	c := &recovery.Control{Protocol: recovery.ProtoJournal, Classification: recovery.RetainedAmbiguous, Observed: recovery.Generation{SourceSchema: "v1"}}
+	c := &recovery.Control{Protocol: recovery.ProtoJournal, Classification: recovery.RetainedAmbiguous,
+		Observed: recovery.Generation{SourceSchema: "v1", Copies: []recovery.Copy{{Pool: "pool:a"}, {Pool: "pool:b"}}}}
 	for _, incomplete := range []bool{false, true} {
 		r := NewRecovery()
 		r.RecordScan(&recovery.ScanReport{Incomplete: incomplete, Controls: []*recovery.Control{c}}, time.Unix(3600, 0))
@@ -36,6 +37,10 @@ func TestIncompleteScanPublishesNoCounts(t *testing.T) {
 		hasCounts := strings.Contains(string(text), RecoveryRecords+"{")
 		if hasCounts == incomplete || !strings.Contains(string(text), RecoveryScanComplete) {
 			t.Fatalf("incomplete=%v:\n%s", incomplete, text)
+		}
+		// One generation counts once, whatever its copy count.
+		if !incomplete && !strings.Contains(string(text), RecoveryRecords+`{classification="retained_ambiguous",protocol="tier_delete_journal",schema="v1"} 1`) {
+			t.Fatalf("records:\n%s", text)
 		}
 		if !incomplete && !strings.Contains(string(text), RecoveryOldestAge+`{classification="retained_ambiguous",protocol="tier_delete_journal",schema="v1"} 3600`) {
 			t.Fatalf("oldest age:\n%s", text)
