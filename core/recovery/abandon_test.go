@@ -322,6 +322,7 @@ func TestAbandonUnsafeKeepsEvidence(t *testing.T) {
 			t.Fatalf("after the terminal receipt: %v", err)
 		}
 		f.completed()
+		f.noBackend()
 	})
 	t.Run("active decommission appearing mid-way", func(t *testing.T) {
 		f := newFixture(t, v1Path)
@@ -341,6 +342,7 @@ func TestAbandonUnsafeKeepsEvidence(t *testing.T) {
 		if !f.memB.has(v1Path) {
 			t.Fatal("copy B deleted under an active decommission")
 		}
+		f.noBackend()
 	})
 	for _, path := range []string{v5Path, v4Amb, v4Bad, txOpReq} {
 		t.Run("refused for "+path[len(path)-12:], func(t *testing.T) {
@@ -359,6 +361,7 @@ func TestAbandonUnsafeKeepsEvidence(t *testing.T) {
 			if !f.memA.has(path) || !f.memB.has(path) || f.disposition() != nil {
 				t.Fatal("refused abandon changed something")
 			}
+			f.noBackend()
 		})
 	}
 }
@@ -395,4 +398,5 @@ func TestAbandonReceiptBindings(t *testing.T) {
 	if f.disposition() != nil || !f.memA.has(v1Path) {
 		t.Fatal("a refused request wrote")
 	}
+	f.noBackend()
 }
