@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ilmctl/ilmctl/core/envelope"
 	"github.com/ilmctl/ilmctl/core/metastore"
 	"github.com/ilmctl/ilmctl/core/tierdelete"
 )
@@ -74,6 +75,9 @@ type abandonRun struct {
 func Abandon(ctx context.Context, pools []metastore.Store, req AbandonRequest) (*AbandonResult, error) {
 	if req.Clock == nil || req.Actor == "" || req.Receipt == nil {
 		return nil, errors.New("recovery.Abandon: clock, actor and receipt are required")
+	}
+	if !envelope.IsSHA256Hex(req.ExportID) || !envelope.IsSHA256Hex(req.ExportSHA256) {
+		return nil, refused("the export ID and its SHA-256 must be given in full (64 lowercase hex digits)")
 	}
 	run := &abandonRun{ctx: ctx, pools: pools, req: req, res: &AbandonResult{DryRun: !req.Execute}}
 	return run.res, run.run()
@@ -188,7 +192,7 @@ func (a *abandonRun) checkExport(cur *Disposition) error {
 	}
 	x := res.Export
 	switch {
-	case res.SHA256 != strings.ToLower(a.req.ExportSHA256):
+	case res.SHA256 != a.req.ExportSHA256:
 		return refused("export %s has SHA-256 %s, not the %s given", x.ExportID, res.SHA256, a.req.ExportSHA256)
 	case x.ControlID != a.ctl.ID || x.SourcePath != a.ctl.SourcePath:
 		return refused("export %s is of another control", x.ExportID)
