@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	decomcmd "github.com/ilmctl/ilmctl/commands/decom"
 	filercmd "github.com/ilmctl/ilmctl/commands/filer"
 	journalcmd "github.com/ilmctl/ilmctl/commands/journal"
 	recoverycmd "github.com/ilmctl/ilmctl/commands/recovery"
@@ -27,7 +28,8 @@ Start with an embedded filer built from a fixture, then run one pass:
   ilmctl run -runtime 60m --filer ./ilmctl-data
 
 Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved),
-4 pass finished but a bucket's lifecycle configuration was rejected.`,
+4 pass finished but a bucket's lifecycle configuration was rejected,
+5 decom verify: the source pool may not be removed yet.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -36,7 +38,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved),
 		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
 	})
 	cmdutil.Group(root)
-	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), recoverycmd.NewCommand())
+	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), recoverycmd.NewCommand())
 	return root
 }
 

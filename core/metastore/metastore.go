@@ -43,14 +43,20 @@ type Page struct {
 	NextToken string
 }
 
-// Store is one metadata pool.
-type Store interface {
+// Reader is the read half of a pool: what read-only tools (ilmctl decom
+// verify) are given, so they cannot write.
+type Reader interface {
 	// Name identifies the pool in output (its URL).
 	Name() string
 	// Get is a strong read returning the bytes and their ETag.
 	Get(ctx context.Context, key string) ([]byte, string, error)
 	// List returns up to limit keys under prefix after token, in key order.
 	List(ctx context.Context, prefix, token string, limit int) (Page, error)
+}
+
+// Store is one metadata pool.
+type Store interface {
+	Reader
 	// PutIfAbsent creates key only if absent (If-None-Match: *); an
 	// existing key is ErrExists.
 	PutIfAbsent(ctx context.Context, key string, data []byte) (string, error)
@@ -68,7 +74,7 @@ type Store interface {
 // token that does not advance, is an error and fn is not called for that
 // page: a listing either covers the prefix or is an error, never quietly
 // short.
-func ListAll(ctx context.Context, s Store, prefix string, pageSize int, fn func([]Object) error) error {
+func ListAll(ctx context.Context, s Reader, prefix string, pageSize int, fn func([]Object) error) error {
 	token := ""
 	for {
 		page, err := s.List(ctx, prefix, token, pageSize)

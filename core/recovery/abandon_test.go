@@ -9,7 +9,6 @@ import (
 
 	"github.com/ilmctl/ilmctl/core/decom"
 	"github.com/ilmctl/ilmctl/core/envelope"
-	"github.com/ilmctl/ilmctl/core/ilmpath"
 	"github.com/ilmctl/ilmctl/core/metastore"
 )
 
@@ -304,10 +303,8 @@ func TestAbandonUnsafeKeepsEvidence(t *testing.T) {
 	t.Run("active decommission", func(t *testing.T) {
 		f := newFixture(t, v1Path)
 		f.doExport()
-		id := envelope.SHA256Hex([]byte("op"))
-		r := &decom.Receipt{SourcePath: v1Path, Namespace: "tier-delete-journal", IDKind: "operation_id", ID: id,
-			Checkpoint: []byte(`{"kind":"tier_delete_journal","content_sha256":"` + id + `"}`)}
-		f.memB.put(ilmpath.ReceiptKey("run-1", v1Path, "operation_id", id), r.Encode())
+		key, r := receiptFor(t, f, "1")
+		f.memB.put(key, r.Encode())
 		_, err := f.abandon(true)
 		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "decommission") {
 			t.Fatalf("err %v, want refused for decommission", err)
@@ -317,7 +314,7 @@ func TestAbandonUnsafeKeepsEvidence(t *testing.T) {
 		}
 		// A terminal receipt no longer covers it.
 		r.TerminalCheckpoint = r.Checkpoint
-		f.memB.put(ilmpath.ReceiptKey("run-1", v1Path, "operation_id", id), r.Encode())
+		f.memB.put(key, r.Encode())
 		if _, err := f.abandon(true); err != nil {
 			t.Fatalf("after the terminal receipt: %v", err)
 		}
@@ -331,10 +328,8 @@ func TestAbandonUnsafeKeepsEvidence(t *testing.T) {
 		_, _ = f.abandon(true)
 		f.a.restart()
 		s1, n1 := f.progress()
-		id := envelope.SHA256Hex([]byte("op"))
-		r := &decom.Receipt{SourcePath: v1Path, Namespace: "tier-delete-journal", IDKind: "operation_id", ID: id,
-			Checkpoint: []byte(`{"kind":"tier_delete_journal","content_sha256":"` + id + `"}`)}
-		f.memA.put(ilmpath.ReceiptKey("run-2", v1Path, "operation_id", id), r.Encode())
+		key, r := receiptFor(t, f, "2")
+		f.memA.put(key, r.Encode())
 		if _, err := f.abandon(true); !errors.Is(err, ErrRefused) {
 			t.Fatalf("err %v, want refused", err)
 		}
@@ -399,4 +394,19 @@ func TestAbandonReceiptBindings(t *testing.T) {
 		t.Fatal("a refused request wrote")
 	}
 	f.noBackend()
+}
+
+// receiptFor is a decommission receipt for the fixture's journal, built
+// with core/decom from the record itself, in run token sha256(run).
+func receiptFor(t *testing.T, f *fixture, run string) (string, *decom.Receipt) {
+	t.Helper()
+	v, err := decom.RecordCheckpoint(v1Path, f.export.Export.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &decom.Receipt{SourcePath: v.Path, Namespace: v.Namespace, IDKind: v.IDKind, ID: v.ID, Checkpoint: v.Checkpoint.Encode()}
+	if _, err := decom.Decode(r.Encode()); err != nil {
+		t.Fatalf("fixture receipt: %v", err)
+	}
+	return v.ReceiptKey(envelope.SHA256Hex([]byte(run))), r
 }

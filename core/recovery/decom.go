@@ -10,20 +10,21 @@ import (
 )
 
 // ReceiptPrefix is where decommission keeps its durable-namespace
-// receipts (core/ilmpath.ReceiptKey).
-const ReceiptPrefix = "decommission/ilm-receipts/"
+// receipts (core/decom).
+const ReceiptPrefix = decom.ReceiptRoot
 
 // Coverage is what the decommission receipts say about a set of paths
 // (docs/design/recovery.md#decommission-coverage).
 type Coverage struct {
-	// Active lists receipts (keys) that cover one of the paths and carry
-	// no terminal checkpoint: the record is part of a decommission run
-	// that has not finished with it.
+	// Active lists receipts (pool and key) that cover one of the paths and
+	// carry no terminal checkpoint: the record is part of a decommission
+	// run that has not finished with it.
 	Active []string `json:"active_receipts"`
-	// Unknown lists what could not be ruled out: a receipt naming one of
-	// the paths that fails strict decoding, or a pool whose receipt
-	// listing failed. Unknown coverage refuses mutation like active
-	// coverage does.
+	// Unknown lists what could not be ruled out: a receipt for one of the
+	// paths that fails strict decoding or names another path, a receipt
+	// key that cannot be parsed but names one of the paths, or a pool
+	// whose receipts cannot be listed. Unknown coverage refuses mutation
+	// as active coverage does.
 	Unknown []string `json:"unknown"`
 }
 
@@ -31,21 +32,28 @@ type Coverage struct {
 func (c Coverage) Covered() bool { return len(c.Active) > 0 || len(c.Unknown) > 0 }
 
 // DecomCoverage reads every pool's decommission receipts through
-// core/decom and reports those that cover any of paths. A receipt covers a
-// path when its decoded source_path is that path; its key must also embed
-// the path (ilmpath.ReceiptKey), so only those keys are read.
+// core/decom (ParseReceiptKey, Decode, Receipt.Terminal) and reports those
+// that cover any of paths.
 func DecomCoverage(ctx context.Context, pools []metastore.Store, paths ...string) Coverage {
 	var cov Coverage
+	want := map[string]bool{}
+	for _, p := range paths {
+		want[p] = true
+	}
 	for _, p := range pools {
+		pid := PoolID(p.Name())
 		err := metastore.ListAll(ctx, p, ReceiptPrefix, 1000, func(objs []metastore.Object) error {
 			for _, o := range objs {
-				var hit string
-				for _, path := range paths {
-					if strings.Contains(o.Key, "/"+path+"/") {
-						hit = path
+				loc, err := decom.ParseReceiptKey(o.Key)
+				if err != nil {
+					for path := range want {
+						if strings.Contains(o.Key, "/"+path+"/") {
+							cov.Unknown = append(cov.Unknown, pid+" "+o.Key+": receipt key cannot be parsed")
+						}
 					}
+					continue
 				}
-				if hit == "" {
+				if !want[loc.SourcePath] {
 					continue
 				}
 				b, _, err := p.Get(ctx, o.Key)
@@ -58,17 +66,17 @@ func DecomCoverage(ctx context.Context, pools []metastore.Store, paths ...string
 				r, err := decom.Decode(b)
 				switch {
 				case err != nil:
-					cov.Unknown = append(cov.Unknown, PoolID(p.Name())+" "+o.Key+": receipt fails strict decoding")
-				case r.SourcePath != hit:
-					cov.Unknown = append(cov.Unknown, PoolID(p.Name())+" "+o.Key+": receipt names another source path")
-				case r.TerminalCheckpoint == nil:
-					cov.Active = append(cov.Active, PoolID(p.Name())+" "+o.Key)
+					cov.Unknown = append(cov.Unknown, pid+" "+o.Key+": receipt fails strict decoding")
+				case r.SourcePath != loc.SourcePath:
+					cov.Unknown = append(cov.Unknown, pid+" "+o.Key+": receipt names another source path than its key")
+				case !r.Terminal():
+					cov.Active = append(cov.Active, pid+" "+o.Key)
 				}
 			}
 			return nil
 		})
 		if err != nil {
-			cov.Unknown = append(cov.Unknown, PoolID(p.Name())+": decommission receipts could not be listed")
+			cov.Unknown = append(cov.Unknown, pid+": decommission receipts could not be listed")
 		}
 	}
 	return cov
