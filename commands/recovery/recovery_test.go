@@ -310,6 +310,7 @@ func TestNoTierClientLinked(t *testing.T) {
 			strings.HasPrefix(dep, "github.com/ilmctl/ilmctl/client/s3"),
 			strings.HasPrefix(dep, "github.com/ilmctl/ilmctl/client/seaweedfs"),
 			strings.HasPrefix(dep, "github.com/ilmctl/ilmctl/client/embedded"),
+			strings.HasPrefix(dep, "github.com/ilmctl/ilmctl/client/tier"),
 			strings.HasPrefix(dep, "github.com/minio/"):
 			t.Errorf("commands/recovery links %s", dep)
 		}
