@@ -23,6 +23,13 @@ const (
 	// ExitBlocked: `ilmctl decom verify` checked everything it needed and
 	// found at least one reason the source pool may not be removed yet.
 	ExitBlocked = 5
+	// Reconcile outcomes other than migrated / ready-to-migrate
+	// (docs/design/reconcile.md#outcomes): the remote state cannot be
+	// proven; the record is corrupt or the plan stale; the tier or a set
+	// could not be reached (retry).
+	ExitRetainedAmbiguous  = 6
+	ExitCorrupt            = 7
+	ExitBackendUnavailable = 8
 )
 
 // ExitError carries an exit code with an error message for main to print.
