@@ -69,7 +69,11 @@ The report fits 120 columns: a one-line summary of the pass, then only the
 shards that dispatched or did not finish, and the outcomes per bucket and
 kind. -o wide shows every shard and every column; -o json is one document;
 -o jsonl writes each action as one JSON line as it completes, then a
-summary line (the -o json document without actions).
+summary line (the -o json document without actions). Every count has its
+bytes beside it (the sizes of the versions reached; JSON bytes,
+dispatched_bytes, size per action) and FREED (JSON bytes_freed) is what
+the pass freed, or a dry run would free: versions deleted for good, not
+ones a delete marker only hides.
 
 Due times follow AWS: Days are counted from creation (or from when a version
 became noncurrent, or from upload initiation) and rounded up to the next
@@ -123,6 +127,11 @@ configuration was rejected (the bucket got no action). 3 wins over 4.`,
 
   # Machine-readable report
   ilmctl run -o json | jq '.actions[] | select(.outcome=="DONE")'
+
+  # Capacity planning: bytes lifecycle will have freed by each date
+  for d in 2027-01-01 2027-02-01 2027-03-01; do
+    ilmctl run --dry-run --now ${d}T00:00:00Z -o json | jq -r --arg d $d '[$d, .bytes_freed] | @tsv'
+  done
 
   # A stream for passes with millions of actions: every one not DONE
   ilmctl run -o jsonl | jq -c 'select(.type=="action" and .outcome!="DONE")'
