@@ -169,7 +169,8 @@ type Dispatch struct {
 	RuleID string
 	Kind   lifecycle.ActionKind
 	Due    time.Time // zero: due as soon as found
-	// DueNow says whether the next pass at Config.Now dispatches it.
+	// DueNow says whether the match is due at Config.Now (NextPass: whether
+	// the next pass also reaches it).
 	DueNow bool
 	Size   int64 // the target's size in bytes
 	// BytesFreed is what the delete frees (lifecycle.BytesFreed): Size for
