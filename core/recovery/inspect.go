@@ -67,7 +67,7 @@ func inspectControl(ctx context.Context, pools []metastore.Store, ctl *Control, 
 	in := &Inspection{Control: ctl, ControlETag: etag, Copies: []Copy{}, Unreadable: []string{}}
 	notReady := func(format string, args ...any) { in.NotReady = append(in.NotReady, fmt.Sprintf(format, args...)) }
 
-	rec, rep, err := journal.Show(ctx, pools, ctl.SourcePath, journal.Options{Clock: opt.Clock})
+	rec, rep, err := journal.Show(ctx, pools, ctl.SourcePath, journal.Options{Clock: opt.Clock, Artifacts: DescribeArtifact})
 	switch {
 	case errors.Is(err, metastore.ErrNotFound):
 		in.ScanIncomplete = rep != nil && rep.Incomplete

@@ -346,7 +346,7 @@ func Scan(ctx context.Context, pools []metastore.Store, opt ScanOptions) (*ScanR
 		opt.PageSize = 1000
 	}
 	now := opt.Clock()
-	jrep, err := journal.Scan(ctx, pools, journal.Options{Clock: opt.Clock, Sources: opt.Sources, PageSize: opt.PageSize})
+	jrep, err := journal.Scan(ctx, pools, journal.Options{Clock: opt.Clock, Sources: opt.Sources, PageSize: opt.PageSize, Artifacts: DescribeArtifact})
 	if err != nil {
 		return nil, err
 	}
