@@ -199,6 +199,8 @@ type Dispatch struct {
 	loneMarker bool
 	versionID  string
 	uploadID   string
+	obj        *filer.Object // the key, for a version's dispatch
+	idx        int
 	// replayOnly marks a target only replay can reach (a gone upload:
 	// walks list what is there).
 	replayOnly bool
@@ -292,12 +294,28 @@ func Explain(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	for _, ts := range [][]Target{rep.Versions, rep.Uploads} {
 		for i := range ts {
-			if d := ts[i].Dispatch; d != nil {
-				d.NextPass, d.Via = reach(cfg, &rep.Pass, d)
+			d := ts[i].Dispatch
+			if d == nil {
+				continue
+			}
+			d.NextPass, d.Via = reach(cfg, &rep.Pass, d)
+			if !d.NextPass && d.obj != nil {
+				if alt := replayAlternative(cfg, &rep.Pass, d); alt != nil {
+					choose(cfg, &ts[i], alt)
+				}
 			}
 		}
 	}
 	return rep, nil
+}
+
+// choose makes alt the target's dispatch and marks its verdict chosen.
+func choose(cfg Config, t *Target, alt *Dispatch) {
+	t.Dispatch = alt
+	for i := range t.Verdicts {
+		v := &t.Verdicts[i]
+		v.Chosen = v.RuleIndex > 0 && &cfg.Rules.Rules[v.RuleIndex-1] == alt.act.Rule && v.Action == string(alt.Kind)
+	}
 }
 
 // goneUploads are the uploads no longer listed (completed or aborted)

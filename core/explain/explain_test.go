@@ -272,7 +272,8 @@ func TestExplainGoneUpload(t *testing.T) {
 // event that triggers it.
 func TestExplainNextPass(t *testing.T) {
 	doc := `<LifecycleConfiguration><Rule><ID>nnv</ID><Filter><Prefix>n/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NewerNoncurrentVersions>1</NewerNoncurrentVersions></NoncurrentVersionExpiration></Rule>` +
-		`<Rule><ID>nc</ID><Filter><Prefix>a/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule></LifecycleConfiguration>`
+		`<Rule><ID>nc</ID><Filter><Prefix>a/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>` +
+		`<Rule><ID>nc-n</ID><Filter><Prefix>n/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule></LifecycleConfiguration>`
 	parsed, err := lifecycle.Parse([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
@@ -302,6 +303,8 @@ func TestExplainNextPass(t *testing.T) {
 	}{
 		{"walked, walker due", "n/k", 0, nil, true, "steady-state walk"},
 		{"walked, within the walker interval", "n/k", 24 * time.Hour, nil, false, "--walker-interval 24h0m0s"},
+		{"walked within the interval, another rule's replay goes first", "n/k", 24 * time.Hour,
+			[]filer.Event{{TsNs: cursorTs + 5, Type: filer.EventDemote, Bucket: "b", Key: "n/k", VersionID: "x1"}}, true, "replay of its demote event"},
 		{"replayed, its demotion after the cursor", "a/k", 0,
 			[]filer.Event{{TsNs: cursorTs + 5, Type: filer.EventDemote, Bucket: "b", Key: "a/k", VersionID: "x1"}}, true, "replay of its demote event"},
 		{"replayed, its demotion already replayed", "a/k", 0,
@@ -318,6 +321,22 @@ func TestExplainNextPass(t *testing.T) {
 			d := rep.Versions[0].Dispatch
 			if d == nil || !d.DueNow || d.NextPass != tc.next || !strings.Contains(d.Via, tc.via) {
 				t.Errorf("dispatch %+v, want next pass %v via %q", d, tc.next, tc.via)
+			}
+			wantRule := "nnv"
+			if tc.key == "a/k" {
+				wantRule = "nc"
+			}
+			if tc.events != nil && tc.key == "n/k" {
+				wantRule = "nc-n" // replay's NoncurrentDays, not the walk's NewerNoncurrent
+			}
+			chosen := ""
+			for _, v := range rep.Versions[0].Verdicts {
+				if v.Chosen {
+					chosen += v.RuleID
+				}
+			}
+			if d.RuleID != wantRule || chosen != wantRule {
+				t.Errorf("dispatch of rule %s, chosen verdict %q, want %s", d.RuleID, chosen, wantRule)
 			}
 		})
 	}

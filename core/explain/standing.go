@@ -125,3 +125,42 @@ func triggers(cfg Config, d *Dispatch, ev filer.Event) bool {
 	}
 	return false
 }
+
+// replayAlternative is what the replay of the key's pending events
+// dispatches on d's version when the pass does not reach d itself (a
+// walked action whose walk does not fire): replay decides each event with
+// the replay view's actions of the kind the event triggers, as dailyrun's
+// router does, so another rule's due match can go first. nil when none.
+func replayAlternative(cfg Config, st *Standing, d *Dispatch) *Dispatch {
+	for _, ev := range st.pending {
+		kind, ok := dailyrun.TriggerKind(ev.Type)
+		switch {
+		case !ok || kind == lifecycle.AbortMPU:
+			continue
+		case ev.Type == filer.EventRemove:
+			if !d.loneMarker || cfg.Snapshot.ExpiredMarkers == lifecycle.ExpiredMarkersKeep {
+				continue
+			}
+		case ev.VersionID != d.versionID:
+			continue
+		}
+		acts := dailyrun.ReplayActions(cfg.Snapshot, cfg.MetaLogRetention, cfg.Bucket.Name, kind)
+		m, act, ok := cfg.Snapshot.BestVersionMatch(acts, d.obj, d.idx)
+		if !ok || !m.IsDue(cfg.Now) {
+			continue
+		}
+		alt := *d
+		alt.RuleID, alt.Kind, alt.Due, alt.DueNow, alt.act = m.RuleID, m.Kind, m.Due, true, act
+		alt.BytesFreed = lifecycle.BytesFreed(m.Kind, cfg.Snapshot.Versioning(cfg.Bucket.Name), d.obj, d.idx)
+		alt.Replay, alt.Walk = dailyrun.ReplayMode(cfg.Snapshot, cfg.MetaLogRetention, act.Key)
+		alt.Held = ""
+		if why, _ := heldBy(m.Kind, cfg.Bucket.Versioning, d.obj, d.idx, cfg.Now); why != "" {
+			alt.Held = why
+		}
+		alt.NextPass = true
+		alt.Via = fmt.Sprintf("replay of its %s event at %s (the earlier due %s of rule %s waits for a walk: %s)",
+			ev.Type, time.Unix(0, ev.TsNs).UTC().Format(time.RFC3339), d.Kind, d.RuleID, d.Via)
+		return &alt
+	}
+	return nil
+}
