@@ -15,8 +15,10 @@ import (
 
 // LifecycleDelete applies one lifecycle action if its target still has the
 // expected identity (version ID, mtime, size, ETag; upload ID for AbortMPU).
-// The check and the change, with its meta-log events, are one write
-// transaction. Refusals are outcomes; the error is non-nil only for I/O
+// The check and the change, with its meta-log events, are applied in one
+// write transaction, committed together with the deletes other callers
+// made meanwhile (see groupCommit) and durable before LifecycleDelete
+// returns. Refusals are outcomes; the error is non-nil only for I/O
 // failures and a cancelled ctx. Per kind:
 //
 //   - ExpirationDays, ExpirationDate: the latest version, not a delete
@@ -44,17 +46,7 @@ func (f *Filer) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 	if !knownKind(lifecycle.ActionKind(req.Kind)) {
 		return filer.OutcomeBlocked, nil
 	}
-	var out filer.Outcome
-	err := f.db.Update(func(tx *bolt.Tx) error {
-		m := &mutation{tx: tx, now: f.clock(), bucket: req.Bucket, key: req.Key}
-		var err error
-		out, err = m.apply(req)
-		return err
-	})
-	if err != nil {
-		return "", err
-	}
-	return out, nil
+	return f.deletes.submit(ctx, req)
 }
 
 func knownKind(k lifecycle.ActionKind) bool {
