@@ -58,7 +58,12 @@ type Config struct {
 	// DryRun evaluates and records every action that would be dispatched,
 	// but deletes nothing and saves no cursor.
 	DryRun bool
-	Retry  RetryPolicy
+	// InFlight is how many deletes each shard keeps in flight at once,
+	// all under Limiter; a key's deletes are still sent one after the
+	// other, each once the previous has its outcome. 0 means 8; 1
+	// dispatches one at a time.
+	InFlight int
+	Retry    RetryPolicy
 	// PageSize is the walker's listing page size; 0 means 1000.
 	PageSize int
 	// QueueLimit caps events buffered for one shard beyond its channel;

@@ -216,7 +216,9 @@ func TestRunHaltedShardDoesNotBlockOthers(t *testing.T) {
 		return filer.OutcomeRetryLater, nil, lifecycle.ShardID("logs", r.Key) == 3
 	}
 	res := runPass(t, context.Background(), st, snap, ts("2026-11-30T00:00:00Z"), nil)
-	if s := shardOf(res, 3); s.Status != StatusHalted || s.EventsScanned != 1 {
+	// It stops deciding once a delete fails; the deletes already in
+	// flight (at most defaultInFlight) finish.
+	if s := shardOf(res, 3); s.Status != StatusHalted || s.EventsScanned < 1 || s.EventsScanned > defaultInFlight+1 {
 		t.Fatalf("shard 3: %+v", s)
 	}
 	if res.Errors() != 1 {
@@ -400,7 +402,7 @@ func TestRunSharedWalkIsolatesShardFailure(t *testing.T) {
 		}
 	}
 	s := shardOf(res, bad)
-	if s.Status != StatusHalted || s.CursorSaved || s.Outcomes["BLOCKED"] != 1 {
+	if n := s.Outcomes["BLOCKED"]; s.Status != StatusHalted || s.CursorSaved || n < 1 || n > defaultInFlight {
 		t.Fatalf("failing shard: %+v", s)
 	}
 	if res.Errors() != 1 {

@@ -96,9 +96,13 @@ type shardRun struct {
 	found     bool
 	loadErr   error
 	queue     *shardQueue
-	res       ShardResult
-	walkPlan  string // walkRecovery, walkSteadyState, walkEmptyReplay or ""
-	walk      *walkGroup
+	// mu guards the parts of res that dispatches in flight update
+	// (Outcomes, LimiterWait); the rest is written by the shard's own
+	// goroutine.
+	mu       sync.Mutex
+	res      ShardResult
+	walkPlan string // walkRecovery, walkSteadyState, walkEmptyReplay or ""
+	walk     *walkGroup
 	// coldKeys, on a cold start, holds the keys where the recovery walk
 	// found a replay match not yet due; nil when not tracked (see
 	// trackColdKeys). Written by the walk before it is done.

@@ -69,6 +69,13 @@ type walkItem struct {
 	err error
 }
 
+func (it *walkItem) key() string {
+	if it.up != nil {
+		return it.up.Key
+	}
+	return it.vt.obj.Key
+}
+
 // walkQueue is each shard dispatcher's backlog; past it the listing waits.
 const walkQueue = 256
 
@@ -134,22 +141,36 @@ func (p *pass) runWalk(ctx context.Context, g *walkGroup) {
 	}
 }
 
-// dispatchWalk dispatches one shard's queued matches in order; after the
-// first that does not complete it drains the rest without dispatching.
+// dispatchWalk dispatches one shard's queued matches, several at once
+// (see flight) and a key's one after the other; after the first that does
+// not complete it drains the rest without dispatching.
 func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <-chan walkItem) {
+	fl := newFlight(p.cfg.InFlight)
+	defer fl.wait()
 	for it := range ch {
 		if g.stopped(s.id) {
 			continue
 		}
 		if it.err != nil {
 			// A key this shard owns could not be read: the shard stops
-			// here, in key order, after dispatching everything before it.
+			// here, in key order, after everything before it is
+			// dispatched (a failure among those comes first).
+			fl.wait()
 			g.fail(s.id, it.err)
 			continue
 		}
-		if _, err := p.handle(ctx, s, "walker", it.bucket, it.up, it.vt, it.m, it.act); err != nil {
-			g.fail(s.id, err)
+		key := it.bucket + "\x00" + it.key()
+		job, _ := p.prepare(s, "walker", it.bucket, it.up, it.vt, it.m, it.act)
+		if job == nil {
+			continue
 		}
+		fl.start(ctx, key, func() error {
+			err := p.dispatch(ctx, s, job)
+			if err != nil {
+				g.fail(s.id, err)
+			}
+			return err
+		})
 	}
 }
 
