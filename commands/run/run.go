@@ -229,8 +229,11 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	cfg.RunNow = runNow
 	cfg.Clock = time.Now
 
-	stream, stopStream := streamActions(format, &cfg, stdout)
-	defer stopStream()
+	sink, err := streamActions(format, &cfg, stdout)
+	if err != nil {
+		return err
+	}
+	defer sink.stop()
 	runCtx, cancel := context.WithTimeout(ctx, o.runtime)
 	defer cancel()
 	obs := o.observe(&cfg, sinks, format, stderr)
@@ -246,7 +249,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, line)
 	}
 	fmt.Fprintln(stderr, res.Heartbeat())
-	if err := writeReport(stdout, format, rep, stream); err != nil {
+	if err := writeReport(stdout, format, rep, sink); err != nil {
 		return err
 	}
 	if err := metricsError(metricsErr, res, rep, stderr); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/engine"
@@ -302,10 +303,43 @@ func (p *pass) record(s *shardRun, a Action) {
 	p.cfg.Progress.addAction(&a)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.actions = append(p.actions, a)
+	bk := bucketKind{a.Bucket, a.Kind}
+	c := p.counts[bk]
+	if c == nil {
+		c = map[string]int64{}
+		p.counts[bk] = c
+	}
+	c[a.Outcome]++
+	if !p.cfg.DiscardActions {
+		p.actions = append(p.actions, a)
+	}
 	if p.cfg.OnAction != nil {
 		p.cfg.OnAction(a)
 	}
 }
 
 func unixNs(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+// bucketKind keys pass.counts.
+type bucketKind struct {
+	bucket string
+	kind   lifecycle.ActionKind
+}
+
+// bucketCounts is Result.Buckets: the pass's counts sorted by bucket and
+// kind.
+func (p *pass) bucketCounts() []BucketKindCounts {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]BucketKindCounts, 0, len(p.counts))
+	for k, c := range p.counts {
+		out = append(out, BucketKindCounts{Bucket: k.bucket, Kind: k.kind, Outcomes: c})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Bucket != out[j].Bucket {
+			return out[i].Bucket < out[j].Bucket
+		}
+		return out[i].Kind < out[j].Kind
+	})
+	return out
+}

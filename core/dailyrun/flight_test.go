@@ -12,9 +12,9 @@ import (
 )
 
 // overlapStore watches LifecycleDelete calls as they overlap: how many are
-// in flight at once, overall and per key. The first delete of gateKey
-// waits until a delete of another key starts beside it, which only several
-// deletes in flight per shard allow.
+// in flight at once, overall and per key. The first delete of gateKey and
+// the first delete of any other key each wait until the other has
+// started, which only several deletes in flight per shard allow.
 type overlapStore struct {
 	*fakeStore
 	gateKey string
@@ -25,8 +25,9 @@ type overlapStore struct {
 	perKey      map[string]int
 	keyOverlap  []string // keys with two deletes in flight at once
 	order       map[string][]string
-	gate        chan struct{}
-	gateOpened  bool
+	gateIn      chan struct{} // closed when gateKey's first delete starts
+	otherIn     chan struct{} // closed when another key's first delete starts
+	otherSeen   bool
 }
 
 func (o *overlapStore) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
@@ -38,20 +39,28 @@ func (o *overlapStore) LifecycleDelete(ctx context.Context, req filer.DeleteRequ
 		o.keyOverlap = append(o.keyOverlap, req.Key)
 	}
 	o.order[req.Key] = append(o.order[req.Key], req.Expected.VersionID)
-	first := req.Key == o.gateKey && len(o.order[req.Key]) == 1
-	if req.Key != o.gateKey && !o.gateOpened && o.perKey[o.gateKey] > 0 {
-		o.gateOpened = true
-		close(o.gate)
+	var mine, theirs chan struct{}
+	switch {
+	case req.Key == o.gateKey && len(o.order[req.Key]) == 1:
+		mine, theirs = o.gateIn, o.otherIn
+	case req.Key != o.gateKey && !o.otherSeen:
+		o.otherSeen = true
+		mine, theirs = o.otherIn, o.gateIn
 	}
 	o.mu.Unlock()
-	if first {
+	var out filer.Outcome
+	var err error
+	if mine != nil {
+		close(mine)
 		select {
-		case <-o.gate:
+		case <-theirs:
 		case <-time.After(10 * time.Second):
-			return "", fmt.Errorf("no other delete started while %s's first was in flight", req.Key)
+			err = fmt.Errorf("%s: no delete of the other kind started beside it", req.Key)
 		}
 	}
-	out, err := o.fakeStore.LifecycleDelete(ctx, req)
+	if err == nil {
+		out, err = o.fakeStore.LifecycleDelete(ctx, req)
+	}
 	o.mu.Lock()
 	o.inFlight--
 	o.perKey[req.Key]--
@@ -79,7 +88,8 @@ func TestInFlightKeepsPerKeyOrder(t *testing.T) {
 			others++
 		}
 	}
-	os := &overlapStore{fakeStore: st, gateKey: gateKey, perKey: map[string]int{}, order: map[string][]string{}, gate: make(chan struct{})}
+	os := &overlapStore{fakeStore: st, gateKey: gateKey, perKey: map[string]int{}, order: map[string][]string{},
+		gateIn: make(chan struct{}), otherIn: make(chan struct{})}
 	snap := snapshotOf("data", filer.VersioningEnabled, lifecycle.Rule{ID: "r", Enabled: true, ExpirationDays: 30, NoncurrentDays: 7})
 	now := ts("2026-11-30T00:00:00Z")
 	res, err := Run(context.Background(), Config{Store: os, Snapshot: snap, RunNow: now, Clock: func() time.Time { return now },

@@ -77,6 +77,10 @@ type Config struct {
 	// while the pass's action log is locked: it must be quick, as every
 	// other shard's next action waits for it.
 	OnAction func(Action)
+	// DiscardActions keeps Result.Actions empty: each action reaches only
+	// OnAction, and the pass holds counts (Result.Buckets, each shard's
+	// Outcomes), so its memory does not grow with the actions it takes.
+	DiscardActions bool
 	// RejectedBuckets counts the buckets whose lifecycle configuration was
 	// rejected before the pass (none of their rules is in Snapshot). The
 	// pass does not run them; they count in Result.Errors, so in the
@@ -98,7 +102,12 @@ type Result struct {
 	Duration time.Duration
 	DryRun   bool
 	Shards   []ShardResult
-	Actions  []Action
+	// Actions is every action in shard order; empty with
+	// Config.DiscardActions.
+	Actions []Action
+	// Buckets counts the actions by bucket and kind, sorted by both,
+	// whether or not Actions holds them.
+	Buckets []BucketKindCounts
 	// Notices are keys the pass left alone on purpose (ambiguous layouts),
 	// sorted by bucket and key.
 	Notices []Notice
@@ -145,6 +154,15 @@ type Action struct {
 	Due       time.Time // zero: due as soon as found
 	Outcome   string    // a filer.Outcome, DRY_RUN, or ERROR
 	Err       string
+}
+
+// BucketKindCounts counts one bucket's actions of one kind.
+type BucketKindCounts struct {
+	Bucket string
+	Kind   lifecycle.ActionKind
+	// Outcomes counts the actions by outcome (a filer.Outcome, DRY_RUN or
+	// ERROR).
+	Outcomes map[string]int64
 }
 
 // OutcomeDryRun marks actions a dry run would have dispatched.
@@ -199,6 +217,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Shards = append(res.Shards, s.res)
 	}
 	res.Actions = p.actions
+	res.Buckets = p.bucketCounts()
 	res.Notices = p.notices
 	sortNotices(res.Notices)
 	sort.SliceStable(res.Actions, func(i, j int) bool { return res.Actions[i].Shard < res.Actions[j].Shard })

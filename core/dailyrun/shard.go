@@ -37,6 +37,7 @@ type pass struct {
 
 	mu      sync.Mutex
 	actions []Action
+	counts  map[bucketKind]map[string]int64
 	notices []Notice
 	noticed map[string]bool
 	// seen holds the targets dispatched (or, in a dry run, listed) this
@@ -59,6 +60,7 @@ func newPass(cfg Config) *pass {
 		queueLimit: cfg.QueueLimit,
 		byID:       map[int]*shardRun{},
 		seen:       map[string]bool{},
+		counts:     map[bucketKind]map[string]int64{},
 		lookups:    lookups{},
 	}
 	// The meta-log is read only to just before the pass clock (or the
