@@ -67,8 +67,8 @@ type Config struct {
 	// PageSize is the walker's listing page size; 0 means 1000.
 	PageSize int
 	// QueueLimit caps events buffered for one shard beyond its channel;
-	// past it the shard stops receiving for this pass and its cursor stays
-	// before the first event it missed. 0 means 1<<20.
+	// past it the meta-log is read on only as the shard takes events, so
+	// memory does not grow with the meta-log. 0 means 4096.
 	QueueLimit int
 	// OnAction, when set, sees every Action as it is recorded (its outcome
 	// known), in recording order, so a caller can stream a pass's actions

@@ -86,7 +86,7 @@ func newPass(cfg Config) *pass {
 		p.pageSize = 1000
 	}
 	if p.queueLimit <= 0 {
-		p.queueLimit = 1 << 20
+		p.queueLimit = 4096
 	}
 	return p
 }
