@@ -14,8 +14,11 @@
 //  4. steady: a day later, after loading a new bucket holding 1 % of the
 //     versions, a steady-state pass (replay from the saved cursors)
 //
-// and prints one row per step: seconds, versions/s, deletes/s (actions
-// dispatched DONE per second) and peak RSS. The machine is named above the
+// and prints one row per step: wall and CPU seconds, versions/s,
+// deletes/s (actions dispatched DONE per second), peak RSS as the kernel
+// counts it (ru_maxrss, which includes the pages of filer.db that bbolt
+// maps and the pass touched) and the peak of anonymous memory alone
+// (RssAnon sampled from /proc every 10ms, Linux only). The machine is named above the
 // table (GOOS/GOARCH, CPUs, CPU model when /proc/cpuinfo has it).
 package main
 
@@ -53,7 +56,7 @@ func main() {
 		work = d
 	}
 	fmt.Printf("machine: %s\n", machine())
-	fmt.Printf("%-9s %-7s %9s %12s %11s %10s %9s\n", "VERSIONS", "STEP", "SECONDS", "VERSIONS/S", "DELETES/S", "DELETES", "PEAK_RSS")
+	fmt.Printf("%-9s %-7s %8s %8s %11s %10s %10s %9s %10s\n", "VERSIONS", "STEP", "SECONDS", "CPU_S", "VERSIONS/S", "DELETES/S", "DELETES", "PEAK_RSS", "PEAK_ANON")
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
@@ -70,11 +73,13 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// measured is one child process's wall time and peak RSS.
+// measured is one child process's wall time, CPU time and peak RSS.
 type measured struct {
-	wall   time.Duration
-	rssKiB int64
-	stdout []byte
+	wall    time.Duration
+	cpu     time.Duration // user + system
+	rssKiB  int64         // ru_maxrss: anonymous and file-backed (mmap) pages
+	anonKiB int64         // peak RssAnon sampled from /proc; -1 when unknown
+	stdout  []byte
 }
 
 func run(name string, args ...string) (measured, error) {
@@ -82,15 +87,53 @@ func run(name string, args ...string) (measured, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	err := cmd.Run()
-	m := measured{wall: time.Since(start), stdout: out.Bytes()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.rssKiB = maxrssKiB(ru)
+	m := measured{anonKiB: -1}
+	err := cmd.Start()
+	if err == nil {
+		stop := make(chan struct{})
+		sampled := make(chan int64)
+		go func() { sampled <- sampleAnon(cmd.Process.Pid, stop) }()
+		err = cmd.Wait()
+		close(stop)
+		m.anonKiB = <-sampled
+	}
+	m.wall, m.stdout = time.Since(start), out.Bytes()
+	if cmd.ProcessState != nil {
+		m.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			m.rssKiB = maxrssKiB(ru)
+		}
 	}
 	if err != nil {
 		return m, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, lastLine(errb.String()))
 	}
 	return m, nil
+}
+
+// sampleAnon polls /proc/pid/status every 10ms until stop and returns
+// the largest RssAnon seen (the heap and stacks, without the pages of the
+// filer's database that bbolt maps); -1 where /proc has none.
+func sampleAnon(pid int, stop <-chan struct{}) int64 {
+	peak := int64(-1)
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			for _, l := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(l, "RssAnon:"); ok {
+					if kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64); err == nil {
+						peak = max(peak, kb)
+					}
+				}
+			}
+		}
+		select {
+		case <-stop:
+			return peak
+		case <-t.C:
+		}
+	}
 }
 
 func lastLine(s string) string {
@@ -197,7 +240,11 @@ func row(n int, step string, m measured, versions int, done int64) {
 		dps = fmt.Sprintf("%.0f", float64(done)/sec)
 		ds = strconv.FormatInt(done, 10)
 	}
-	fmt.Printf("%-9d %-7s %9.1f %12.0f %11s %10s %6.0f MiB\n", n, step, sec, float64(versions)/sec, dps, ds, float64(m.rssKiB)/1024)
+	anon := "-"
+	if m.anonKiB >= 0 {
+		anon = fmt.Sprintf("%.0f MiB", float64(m.anonKiB)/1024)
+	}
+	fmt.Printf("%-9d %-7s %8.1f %8.1f %11.0f %10s %10s %5.0f MiB %10s\n", n, step, sec, m.cpu.Seconds(), float64(versions)/sec, dps, ds, float64(m.rssKiB)/1024, anon)
 }
 
 func machine() string {
