@@ -232,7 +232,7 @@ func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) erro
 func (p *pass) dispatched(key string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.seen[key]
+	return p.seen.has(key)
 }
 
 // markDispatched records key's dispatch; false when it was recorded
@@ -240,11 +240,7 @@ func (p *pass) dispatched(key string) bool {
 func (p *pass) markDispatched(key string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.seen[key] {
-		return false
-	}
-	p.seen[key] = true
-	return true
+	return p.seen.add(key)
 }
 
 // applies is DeleteRequest.Applies for a match act made: the same

@@ -181,7 +181,10 @@ type lookup struct {
 // starts over.
 type lookups map[string]*lookup
 
-const lookupCacheMax = 1 << 20
+// lookupCacheMax is small: a key's events come close together in the
+// meta-log (a put and the demotion it causes share an instant), and a
+// lookup left pending (a match not due yet) holds the key's versions.
+const lookupCacheMax = 1 << 16
 
 // cachedLookup returns the pass's lookup of bucket/key, and whether it is
 // new: the caller then starts it.

@@ -42,7 +42,7 @@ type pass struct {
 	noticed map[string]bool
 	// seen holds the targets dispatched (or, in a dry run, listed) this
 	// pass, by any shard; under p.mu.
-	seen map[string]bool
+	seen *keySet
 	// lookups is replay's cache of key reads, shared by every shard; under
 	// lookupsMu.
 	lookupsMu sync.Mutex
@@ -59,7 +59,7 @@ func newPass(cfg Config) *pass {
 		pageSize:   cfg.PageSize,
 		queueLimit: cfg.QueueLimit,
 		byID:       map[int]*shardRun{},
-		seen:       map[string]bool{},
+		seen:       newKeySet(),
 		counts:     map[bucketKind]map[string]int64{},
 		lookups:    lookups{},
 	}
@@ -108,7 +108,7 @@ type shardRun struct {
 	// coldKeys, on a cold start, holds the keys where the recovery walk
 	// found a replay match not yet due; nil when not tracked (see
 	// trackColdKeys). Written by the walk before it is done.
-	coldKeys map[string]bool
+	coldKeys *keySet
 }
 
 func (s *shardRun) finish() {

@@ -325,7 +325,7 @@ const maxColdKeys = 1 << 20
 // meta-log).
 func (p *pass) trackColdKeys(s *shardRun) {
 	if s.walkPlan == walkRecovery && !s.found {
-		s.coldKeys = map[string]bool{}
+		s.coldKeys = newKeySet()
 	}
 }
 
@@ -346,7 +346,7 @@ func (p *pass) settledByColdWalk(bucket, key string) bool {
 	default:
 		return false
 	}
-	return o.walk.errs[o.id] == nil && o.coldKeys != nil && !o.coldKeys[lookupKey(bucket, key)]
+	return o.walk.errs[o.id] == nil && o.coldKeys != nil && !o.coldKeys.has(lookupKey(bucket, key))
 }
 
 // noteColdKey records obj's key when a replay action matches one of its
@@ -361,11 +361,11 @@ func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts [
 				continue
 			}
 			if m, ok := p.snap.EvaluateVersion(a, obj, idx); ok && !m.IsDue(p.cfg.RunNow) {
-				if len(s.coldKeys) >= maxColdKeys {
+				if s.coldKeys.len() >= maxColdKeys {
 					s.coldKeys = nil // too many to remember: look every key up
 					return
 				}
-				s.coldKeys[lookupKey(bucket, obj.Key)] = true
+				s.coldKeys.add(lookupKey(bucket, obj.Key))
 				return
 			}
 		}
