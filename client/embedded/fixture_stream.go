@@ -15,7 +15,7 @@ import (
 // streamBatch is how many records a batched load (a new filer, see
 // loadStream) writes per transaction: bbolt holds a transaction's pages
 // in memory until its commit.
-const streamBatch = 20000
+const streamBatch = 2000
 
 // loadStream decodes the fixture in r token by token and writes it into
 // db as it goes, so neither the decoded fixture nor the database's
