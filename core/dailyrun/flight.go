@@ -17,9 +17,12 @@ const defaultInFlight = 8
 // outcome, as when the shard dispatched alone. Every dispatch still waits
 // on the shared rate limiter.
 type flight struct {
-	slots chan struct{}
-	wg    sync.WaitGroup
-	mu    sync.Mutex
+	// inline runs each dispatch in the caller, one at a time: a dry run's
+	// dispatch only records, and a goroutine each would cost more.
+	inline bool
+	slots  chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
 	// tails holds, per key, the ticket of the latest dispatch started on
 	// it while that one is unfinished.
 	tails  map[string]*ticket
@@ -31,6 +34,15 @@ type flight struct {
 type ticket struct {
 	done chan struct{}
 	err  error
+}
+
+// newFlight is the pass's flight for one shard: inline for a dry run or
+// InFlight 1.
+func (p *pass) newFlight() *flight {
+	if p.cfg.DryRun || p.cfg.InFlight == 1 {
+		return &flight{inline: true}
+	}
+	return newFlight(p.cfg.InFlight)
 }
 
 func newFlight(limit int) *flight {
@@ -46,6 +58,14 @@ func newFlight(limit int) *flight {
 // waiting for a slot gives a finished ticket with ctx's error.
 func (f *flight) start(ctx context.Context, key string, fn func() error) *ticket {
 	t := &ticket{done: make(chan struct{})}
+	if f.inline {
+		t.err = fn()
+		if t.err != nil {
+			f.failed.Store(true)
+		}
+		close(t.done)
+		return t
+	}
 	select {
 	case f.slots <- struct{}{}:
 	case <-ctx.Done():

@@ -27,7 +27,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 	// Decisions are made in event order; their deletes run several at once
 	// (fl), and the cursor moves past an event only once it and every
 	// event before it completed (decided).
-	fl := newFlight(p.cfg.InFlight)
+	fl := p.newFlight()
 	var decided []decidedEvent
 	settle := func(block bool) error {
 		for len(decided) > 0 {
@@ -104,6 +104,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 			return halt(err)
 		}
 		frozen = frozen || pending
+		s.frozen = frozen
 		d := decidedEvent{tsNs: step.ev.TsNs, advances: !frozen}
 		if job != nil {
 			d.t = fl.start(ctx, lookupKey(step.ev.Bucket, step.ev.Key), func() error {
@@ -231,8 +232,8 @@ func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapsh
 	if len(st.acts) == 0 || kind == lifecycle.AbortMPU {
 		return st
 	}
-	if p.settledByColdWalk(ev.Bucket, ev.Key) {
-		st.acts = nil // the recovery walk left nothing pending on this key
+	if p.settledByColdWalk(ev.Bucket, ev.Key, s.frozen) {
+		st.acts = nil // the recovery walk left nothing to do on this key
 		return st
 	}
 	l, isNew := p.cachedLookup(lookupKey(ev.Bucket, ev.Key))

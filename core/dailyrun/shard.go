@@ -109,6 +109,10 @@ type shardRun struct {
 	// found a replay match not yet due; nil when not tracked (see
 	// trackColdKeys). Written by the walk before it is done.
 	coldKeys *keySet
+	// frozen is set by the shard's replay once an event had a match not
+	// yet due: its cursor moves no further this pass. Read and written by
+	// the replaying goroutine only.
+	frozen bool
 }
 
 func (s *shardRun) finish() {

@@ -145,7 +145,7 @@ func (p *pass) runWalk(ctx context.Context, g *walkGroup) {
 // (see flight) and a key's one after the other; after the first that does
 // not complete it drains the rest without dispatching.
 func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <-chan walkItem) {
-	fl := newFlight(p.cfg.InFlight)
+	fl := p.newFlight()
 	defer fl.wait()
 	for it := range ch {
 		if g.stopped(s.id) {
@@ -333,10 +333,13 @@ func (p *pass) trackColdKeys(s *shardRun) {
 // shard owning bucket/key (by key, as walks shard) finished without error
 // this pass, so dispatched every due match on the key, and left no replay
 // match pending on it: replaying the key's events can find nothing more.
-// The shard replaying an event is the owner unless the store shards events
-// by path (see EventShard); another shard relies on the owner's walk only
-// once it has finished, and otherwise looks the key up.
-func (p *pass) settledByColdWalk(bucket, key string) bool {
+// With anyPending, a key the walk left pending counts as settled too: the
+// replaying shard's cursor is frozen already, so a pending match changes
+// nothing, and the walk dispatched every due one. The shard replaying an
+// event is the owner unless the store shards events by path (see
+// EventShard); another shard relies on the owner's walk only once it has
+// finished, and otherwise looks the key up.
+func (p *pass) settledByColdWalk(bucket, key string, anyPending bool) bool {
 	o := p.byID[lifecycle.ShardID(bucket, key)]
 	if o == nil || o.walk == nil {
 		return false
@@ -346,7 +349,10 @@ func (p *pass) settledByColdWalk(bucket, key string) bool {
 	default:
 		return false
 	}
-	return o.walk.errs[o.id] == nil && o.coldKeys != nil && !o.coldKeys.has(lookupKey(bucket, key))
+	if o.walk.errs[o.id] != nil || o.coldKeys == nil {
+		return false
+	}
+	return anyPending || !o.coldKeys.has(lookupKey(bucket, key))
 }
 
 // noteColdKey records obj's key when a replay action matches one of its
