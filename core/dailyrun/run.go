@@ -132,8 +132,9 @@ type ShardResult struct {
 	// Cursor is the persisted one (zero on cold start).
 	CursorSaved bool
 	Cursor      Cursor
-	// Truncated is set when the shard's event queue overflowed; it resumes
-	// from its cursor next pass.
+	// Truncated would say the shard's event queue overflowed and it
+	// missed events; the fan-out now waits for a slow shard instead, so it
+	// stays false (kept for the report's stable "truncated" field).
 	Truncated   bool
 	LimiterWait time.Duration
 	// Duration is the shard's wall-clock time (Config.Clock) from the

@@ -159,7 +159,7 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 			g.fail(s.id, it.err)
 			continue
 		}
-		key := it.bucket + "\x00" + it.key()
+		key := lookupKey(it.bucket, it.key())
 		job, _ := p.prepare(s, "walker", it.bucket, it.up, it.vt, it.m, it.act)
 		if job == nil {
 			continue
