@@ -65,10 +65,14 @@ type mutation struct {
 	now    time.Time
 	bucket string
 	key    string
+	// buckets caches the bucket records this transaction read (a group
+	// commit applies many deletes in one; nothing in it changes a bucket
+	// record); nil reads every time.
+	buckets map[string]bucketRecord
 }
 
 func (m *mutation) apply(req filer.DeleteRequest) (filer.Outcome, error) {
-	b, ok, err := getBucket(m.tx, req.Bucket)
+	b, ok, err := m.bucketRecord(req.Bucket)
 	if err != nil || !ok {
 		return filer.OutcomeNoopResolved, err // a deleted bucket has nothing left to expire
 	}
@@ -239,4 +243,16 @@ func (m *mutation) eventTs(t filer.EventType, versionID string) (int64, error) {
 	ts := nextTsNs(m.tx, m.now.UnixNano())
 	ev := filer.Event{TsNs: ts, Type: t, Bucket: m.bucket, Key: m.key, VersionID: versionID}
 	return ts, putEvent(m.tx, ev)
+}
+
+// bucketRecord is getBucket through m.buckets.
+func (m *mutation) bucketRecord(name string) (bucketRecord, bool, error) {
+	if b, ok := m.buckets[name]; ok {
+		return b, true, nil
+	}
+	b, ok, err := getBucket(m.tx, name)
+	if err == nil && ok && m.buckets != nil {
+		m.buckets[name] = b
+	}
+	return b, ok, err
 }

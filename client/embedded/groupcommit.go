@@ -137,8 +137,9 @@ func (g *groupCommit) commit(batch []*pendingDelete) {
 
 func (g *groupCommit) apply(batch []*pendingDelete) error {
 	return g.f.db.Update(func(tx *bolt.Tx) error {
+		buckets := map[string]bucketRecord{}
 		for _, pd := range batch {
-			m := &mutation{tx: tx, now: g.f.clock(), bucket: pd.req.Bucket, key: pd.req.Key}
+			m := &mutation{tx: tx, now: g.f.clock(), bucket: pd.req.Bucket, key: pd.req.Key, buckets: buckets}
 			out, err := m.apply(pd.req)
 			if err != nil {
 				return err
