@@ -20,6 +20,16 @@ const (
 	// configuration was rejected and the bucket got no action. A pass that
 	// also did not finish exits ExitIncomplete.
 	ExitRejected = 4
+	// ExitBlocked: `ilmctl decom verify` checked everything it needed and
+	// found at least one reason the source pool may not be removed yet.
+	ExitBlocked = 5
+	// Reconcile outcomes other than migrated / ready-to-migrate
+	// (docs/design/reconcile.md#outcomes): the remote state cannot be
+	// proven; the record is corrupt or the plan stale; the tier or a set
+	// could not be reached (retry).
+	ExitRetainedAmbiguous  = 6
+	ExitCorrupt            = 7
+	ExitBackendUnavailable = 8
 )
 
 // ExitError carries an exit code with an error message for main to print.
@@ -41,6 +51,9 @@ func Incomplete(err error) error { return &ExitError{Code: ExitIncomplete, Err: 
 
 // Rejected wraps err with ExitRejected.
 func Rejected(err error) error { return &ExitError{Code: ExitRejected, Err: err} }
+
+// Blocked wraps err with ExitBlocked.
+func Blocked(err error) error { return &ExitError{Code: ExitBlocked, Err: err} }
 
 // Code returns the exit code for err: ExitOK for nil, the code of an
 // ExitError, ExitFailure otherwise.

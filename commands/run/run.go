@@ -166,7 +166,7 @@ configuration was rejected (the bucket got no action). 3 wins over 4.`,
 	f.BoolVar(&o.s3.pathStyle, "s3-path-style", false, "s3:// only: address buckets as host/bucket (SeaweedFS, MinIO, IP endpoints) instead of bucket.host")
 	f.StringVar(&o.s3.region, "region", "", "s3:// only: signing region (default $AWS_REGION, else us-east-1)")
 	f.StringVar(&o.s3.state, "state", "", "s3:// only: where cursors live, a directory or s3://bucket/prefix on the same endpoint (default ./ilmctl-state)")
-	f.BoolVar(&o.s3.checkCAS, "check-cas", false, "s3:// only: before the pass, check that the server honours If-Match on DeleteObject; exit 1 if it does not")
+	f.BoolVar(&o.s3.checkCAS, "check-cas", false, "s3:// only: before the pass, check that the server honours If-Match on DeleteObject; exit 1 if it does not (without it, a real s3:// pass warns once: conditional_delete_unproven)")
 	o.obsFlags.add(f)
 	o.output = cmdutil.AddOutputFlag(cmd, outputFormats...)
 	return cmd
@@ -245,6 +245,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	res.AddNotices(dailyrun.TransitionNotices(buckets)...)
+	res.AddNotices(o.s3.unproven(fl, o.filer, o.dryRun)...)
 	rep := render.NewRunReport(res, bucketErrs)
 	metricsErr := obs.write(ctx, res, rep)
 	for _, line := range render.NoticeLines(rep.Notices) {
@@ -403,6 +404,22 @@ func (f s3Flags) check(filerSpec string) error {
 	return nil
 }
 
+// casProber is a store whose deletes rely on the server honouring If-Match
+// on DeleteObject, which --check-cas probes (s3://).
+type casProber interface {
+	CheckCAS(context.Context) (string, error)
+}
+
+// unproven returns the NoticeConditionalDeleteUnproven of a real pass over
+// a casProber when --check-cas did not prove If-Match (README § Any S3
+// endpoint). A dry run deletes nothing, so it has none.
+func (f s3Flags) unproven(fl client.Filer, filerSpec string, dryRun bool) []dailyrun.Notice {
+	if _, ok := fl.(casProber); !ok || f.checkCAS || dryRun {
+		return nil
+	}
+	return []dailyrun.Notice{dailyrun.ConditionalDeleteUnproven(filerSpec)}
+}
+
 // apply adapts the pass to a store without a meta-log and runs
 // --check-cas. A store with no meta-log (s3://) never delivers an event,
 // so the retention window is shrunk to 1ns: every replay-eligible rule is
@@ -415,9 +432,7 @@ func (f s3Flags) apply(ctx context.Context, fl client.Filer, cfg *dailyrun.Confi
 	if !f.checkCAS {
 		return nil
 	}
-	c, ok := fl.(interface {
-		CheckCAS(context.Context) (string, error)
-	})
+	c, ok := fl.(casProber)
 	if !ok {
 		return cmdutil.Usage("--check-cas: filer %T cannot be probed", fl)
 	}
