@@ -161,43 +161,14 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 	for _, s := range r.Shards {
 		rep.BytesFreed += s.BytesFreed
 	}
-	byBRK := map[bucketRuleKind]*BucketReport{}
 	for _, a := range r.Actions {
-		k := bucketRuleKind{a.Bucket, a.RuleID, string(a.Kind)}
-		b := byBRK[k]
-		if b == nil {
-			b = &BucketReport{Bucket: a.Bucket, RuleID: a.RuleID, Kind: string(a.Kind), Outcomes: map[string]int64{}, Bytes: map[string]int64{}}
-			byBRK[k] = b
-		}
-		b.Outcomes[a.Outcome]++
-		b.Bytes[a.Outcome] += a.Size
-		if a.Outcome == string(filer.OutcomeDone) || a.Outcome == dailyrun.OutcomeDryRun {
-			b.BytesFreed += a.BytesFreed
-		}
 		rep.Actions = append(rep.Actions, NewActionReport(a))
 	}
-	keys := make([]bucketRuleKind, 0, len(byBRK))
-	for k := range byBRK {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
-	for _, k := range keys {
-		rep.Buckets = append(rep.Buckets, *byBRK[k])
+	for _, b := range r.Buckets {
+		rep.Buckets = append(rep.Buckets, BucketReport{Bucket: b.Bucket, RuleID: b.RuleID, Kind: string(b.Kind),
+			Outcomes: b.Outcomes, Bytes: nonNil(b.Bytes), BytesFreed: b.BytesFreed})
 	}
 	return rep
-}
-
-// bucketRuleKind is a BucketReport row's key.
-type bucketRuleKind struct{ bucket, rule, kind string }
-
-func (a bucketRuleKind) less(b bucketRuleKind) bool {
-	if a.bucket != b.bucket {
-		return a.bucket < b.bucket
-	}
-	if a.rule != b.rule {
-		return a.rule < b.rule
-	}
-	return a.kind < b.kind
 }
 
 func nonNil(m map[string]int64) map[string]int64 {

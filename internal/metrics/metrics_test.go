@@ -41,11 +41,10 @@ func pass(status string) *dailyrun.Result {
 				Cursor: dailyrun.Cursor{TsNs: runNow.UnixNano(), LastWalkedNs: runNow.Add(-time.Hour).UnixNano()}},
 			{Shard: 12, Status: status, EventsScanned: 1, Duration: 6500 * time.Millisecond},
 		},
-		Actions: []dailyrun.Action{
-			{Shard: 3, Bucket: "logs", Kind: lifecycle.ExpirationDays, Outcome: "DONE"},
-			{Shard: 3, Bucket: "logs", Kind: lifecycle.ExpirationDays, Outcome: "DONE"},
-			{Shard: 3, Bucket: "logs", Kind: lifecycle.AbortMPU, Outcome: "NOOP_RESOLVED"},
-			{Shard: 12, Bucket: "ver", Kind: lifecycle.NoncurrentDays, Outcome: "STUCK"},
+		Buckets: []dailyrun.BucketKindCounts{
+			{Bucket: "logs", Kind: lifecycle.AbortMPU, Outcomes: map[string]int64{"NOOP_RESOLVED": 1}},
+			{Bucket: "logs", Kind: lifecycle.ExpirationDays, Outcomes: map[string]int64{"DONE": 2}},
+			{Bucket: "ver", Kind: lifecycle.NoncurrentDays, Outcomes: map[string]int64{"STUCK": 1}},
 		},
 		Notices: []dailyrun.Notice{{Kind: dailyrun.NoticeAmbiguousLayout, Shard: 3, Bucket: "ver", Key: "k"}},
 	}
