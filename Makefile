@@ -62,7 +62,7 @@ test-integration-minio: ## build and start a real MinIO on loopback, run the s3:
 	$(MINIO_IT_ENV) $(GO) test -tags integration -race -count=1 -p 1 -timeout 20m $(MINIO_IT_PKGS); \
 		rc=$$?; scripts/minio.sh stop; exit $$rc
 
-demo: build ## load testdata/demo/fixture.json into ./demo-data, run lifecycle passes on it, then reconcile a legacy transitioned version (needs scripts/seaweedfs.sh start, else skipped)
+demo: build ## load testdata/demo/fixture.json into ./demo-data, explain a key, run lifecycle passes on it, then reconcile a legacy transitioned version (needs scripts/seaweedfs.sh start, else skipped)
 	@rm -rf $(DEMO)
 	@echo "== load testdata/demo/fixture.json into an embedded filer at $(DEMO)"
 	$(BIN) filer load testdata/demo/fixture.json --filer $(DEMO)
@@ -70,6 +70,8 @@ demo: build ## load testdata/demo/fixture.json into ./demo-data, run lifecycle p
 	$(BIN) filer ls --filer $(DEMO)
 	@echo; echo "== preview: what a pass at $(DEMO_NOW) would do (nothing is deleted)"
 	$(BIN) run --dry-run --now $(DEMO_NOW) --filer $(DEMO)
+	@echo; echo "== why is an old version of media/legal/contract.pdf still there? (every rule's verdict)"
+	$(BIN) explain --bucket media --key legal/contract.pdf --version-id c1 --now $(DEMO_NOW) --filer $(DEMO)
 	@echo; echo "== the pass itself (cold start: recovery walk, then replay)"
 	$(BIN) run -runtime 60m --now $(DEMO_NOW) --filer $(DEMO) --metrics-textfile $(DEMO)/metrics.prom
 	@echo; echo "== its Prometheus metrics, as node_exporter's textfile collector reads them"

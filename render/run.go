@@ -13,14 +13,18 @@ import (
 
 // RunReport is `ilmctl run -o json`. Field names are a stable interface.
 type RunReport struct {
-	Status          string        `json:"status"`
-	Heartbeat       string        `json:"heartbeat"`
-	RunNow          time.Time     `json:"run_now"`
-	DryRun          bool          `json:"dry_run"`
-	DurationSeconds float64       `json:"duration_seconds"`
-	Errors          int           `json:"errors"`
-	SubscribeError  string        `json:"subscribe_error,omitempty"`
-	BucketErrors    []BucketError `json:"bucket_errors"`
+	Status          string    `json:"status"`
+	Heartbeat       string    `json:"heartbeat"`
+	RunNow          time.Time `json:"run_now"`
+	DryRun          bool      `json:"dry_run"`
+	DurationSeconds float64   `json:"duration_seconds"`
+	Errors          int       `json:"errors"`
+	// BytesFreed is what the pass freed (a dry run: would free): the
+	// sizes of the versions its DONE (DRY_RUN) deletes remove for good.
+	// A delete marker added over a version frees nothing yet.
+	BytesFreed     int64         `json:"bytes_freed"`
+	SubscribeError string        `json:"subscribe_error,omitempty"`
+	BucketErrors   []BucketError `json:"bucket_errors"`
 	// AmbiguousKeys counts the notices of kind ambiguous_layout.
 	AmbiguousKeys int            `json:"ambiguous_keys"`
 	Notices       []NoticeReport `json:"notices"`
@@ -74,8 +78,12 @@ type ShardReport struct {
 	Walk              string           `json:"walk,omitempty"`
 	EventsScanned     int64            `json:"events_scanned"`
 	Matches           int64            `json:"matches"`
+	MatchesBytes      int64            `json:"matches_bytes"`
 	Pending           int64            `json:"pending"`
+	PendingBytes      int64            `json:"pending_bytes"`
 	Dispatched        map[string]int64 `json:"dispatched"`
+	DispatchedBytes   map[string]int64 `json:"dispatched_bytes"`
+	BytesFreed        int64            `json:"bytes_freed"`
 	CursorTsNs        int64            `json:"cursor_ts_ns"`
 	CursorSaved       bool             `json:"cursor_saved"`
 	CursorLagSeconds  *float64         `json:"cursor_lag_seconds"`
@@ -85,11 +93,16 @@ type ShardReport struct {
 	LimiterWaitSecond float64          `json:"limiter_wait_seconds"`
 }
 
-// BucketReport counts dispatch outcomes per bucket and action kind.
+// BucketReport counts dispatch outcomes per bucket, rule and action kind,
+// with the bytes beside each count (the target versions' sizes; uploads
+// count 0) and the bytes its DONE (DRY_RUN) deletes free.
 type BucketReport struct {
-	Bucket   string           `json:"bucket"`
-	Kind     string           `json:"kind"`
-	Outcomes map[string]int64 `json:"outcomes"`
+	Bucket     string           `json:"bucket"`
+	RuleID     string           `json:"rule_id"`
+	Kind       string           `json:"kind"`
+	Outcomes   map[string]int64 `json:"outcomes"`
+	Bytes      map[string]int64 `json:"bytes"`
+	BytesFreed int64            `json:"bytes_freed"`
 }
 
 // ActionReport is one dispatched (or, in a dry run, would-be) action. Due
@@ -106,6 +119,11 @@ type ActionReport struct {
 	Due       *time.Time `json:"due"`
 	Outcome   string     `json:"outcome"`
 	Error     string     `json:"error,omitempty"`
+	// Size is the target version's size in bytes (0 for a delete marker
+	// or an upload); BytesFreed what the delete frees (0 when it only adds
+	// a delete marker).
+	Size       int64 `json:"size"`
+	BytesFreed int64 `json:"bytes_freed"`
 }
 
 // NewRunReport converts a pass result.
@@ -133,25 +151,38 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 	for _, s := range r.Shards {
 		rep.Shards = append(rep.Shards, ShardReport{
 			Shard: s.Shard, Status: s.Status, Error: s.Err, Recovery: s.Recovery, Walk: s.Walk,
-			EventsScanned: s.EventsScanned, Matches: s.Matches, Pending: s.Pending, Dispatched: s.Outcomes,
+			EventsScanned: s.EventsScanned, Matches: s.Matches, MatchesBytes: s.MatchBytes, Pending: s.Pending, PendingBytes: s.PendingBytes,
+			Dispatched: s.Outcomes, DispatchedBytes: nonNil(s.OutcomeBytes), BytesFreed: s.BytesFreed,
 			CursorTsNs: s.Cursor.TsNs, CursorSaved: s.CursorSaved,
 			CursorLagSeconds: seconds(r.CursorLag(s)), WalkerAgeSeconds: seconds(r.WalkerAge(s)),
 			LastWalkedNs: s.Cursor.LastWalkedNs, Truncated: s.Truncated, LimiterWaitSecond: s.LimiterWait.Seconds(),
 		})
 	}
+	for _, s := range r.Shards {
+		rep.BytesFreed += s.BytesFreed
+	}
 	for _, a := range r.Actions {
 		rep.Actions = append(rep.Actions, NewActionReport(a))
 	}
 	for _, b := range r.Buckets {
-		rep.Buckets = append(rep.Buckets, BucketReport{Bucket: b.Bucket, Kind: string(b.Kind), Outcomes: b.Outcomes})
+		rep.Buckets = append(rep.Buckets, BucketReport{Bucket: b.Bucket, RuleID: b.RuleID, Kind: string(b.Kind),
+			Outcomes: b.Outcomes, Bytes: nonNil(b.Bytes), BytesFreed: b.BytesFreed})
 	}
 	return rep
+}
+
+func nonNil(m map[string]int64) map[string]int64 {
+	if m == nil {
+		return map[string]int64{}
+	}
+	return m
 }
 
 // NewActionReport converts one action.
 func NewActionReport(a dailyrun.Action) ActionReport {
 	ar := ActionReport{Shard: a.Shard, Source: a.Source, Bucket: a.Bucket, Key: a.Key, VersionID: a.VersionID,
-		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome, Error: a.Err}
+		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome, Error: a.Err,
+		Size: a.Size, BytesFreed: a.BytesFreed}
 	if !a.Due.IsZero() {
 		d := a.Due.UTC()
 		ar.Due = &d
@@ -230,13 +261,10 @@ func RunTables(w io.Writer, rep RunReport, wide bool) error {
 	if err := shardTable(w, rep, oc, wide); err != nil {
 		return err
 	}
-	var rows [][]string
-	for _, b := range rep.Buckets {
-		rows = append(rows, append([]string{b.Bucket, b.Kind}, oc.counts(b.Outcomes)...))
-	}
-	if err := Table(w, "\nDispatched by bucket and kind", append([]string{"BUCKET", "KIND"}, oc.header...), rows); err != nil {
+	if err := bucketTable(w, rep, oc, wide); err != nil {
 		return err
 	}
+	var rows [][]string
 	if rep.DryRun {
 		rows = nil
 		actions := append([]ActionReport(nil), rep.Actions...)
@@ -259,13 +287,17 @@ func RunTables(w io.Writer, rep RunReport, wide bool) error {
 			if wide {
 				row = append(row, a.RuleID)
 			}
-			rows = append(rows, append(row, due))
+			size := Bytes(a.Size)
+			if a.UploadID != "" {
+				size = "-" // an upload's parts are not sized by the listing
+			}
+			rows = append(rows, append(row, size, due))
 		}
 		header := []string{"BUCKET", "KEY", "VERSION_ID", "KIND"}
 		if wide {
 			header = append(header, "RULE_ID")
 		}
-		if err := Table(w, "\nWould dispatch (dry run: nothing deleted, no cursor moved)", append(header, "DUE"), rows); err != nil {
+		if err := Table(w, "\nWould dispatch (dry run: nothing deleted, no cursor moved)", append(header, "SIZE", "DUE"), rows); err != nil {
 			return err
 		}
 	}
@@ -281,7 +313,42 @@ func RunTables(w io.Writer, rep RunReport, wide bool) error {
 	return nil
 }
 
-// runSummary is the pass in one row. HALTED counts every shard that did
+// bucketTable is the outcomes per bucket, rule and kind, with BYTES, the
+// size of the versions the DONE (a dry run: DRY_RUN) deletes reached, and
+// FREED, what they free for good. By default a real pass's outcomes are
+// DISPATCHED (all of them), DONE and FAILED, so the table fits 120 columns
+// beside long rule IDs; -o wide shows each outcome.
+func bucketTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error {
+	completed := string(filer.OutcomeDone)
+	if rep.DryRun {
+		completed = dailyrun.OutcomeDryRun
+	}
+	header := oc.header
+	counts := oc.counts
+	if !rep.DryRun && !wide {
+		header = []string{"DISPATCHED", string(filer.OutcomeDone), "FAILED"}
+		counts = func(m map[string]int64) []string {
+			var all, failed int64
+			for _, n := range m {
+				all += n
+			}
+			for _, o := range failedOutcomes {
+				failed += m[o]
+			}
+			return []string{itoa(all), itoa(m[string(filer.OutcomeDone)]), itoa(failed)}
+		}
+	}
+	var rows [][]string
+	for _, b := range rep.Buckets {
+		row := append([]string{b.Bucket, b.RuleID, b.Kind}, counts(b.Outcomes)...)
+		rows = append(rows, append(row, Bytes(b.Bytes[completed]), Bytes(b.BytesFreed)))
+	}
+	header = append(append([]string{"BUCKET", "RULE", "KIND"}, header...), "BYTES", "FREED")
+	return Table(w, "\nDispatched by bucket, rule and kind", header, rows)
+}
+
+// runSummary is the pass in one row; FREED is what its deletes
+// freed (a dry run: would free). HALTED counts every shard that did
 // not end ok (halted, cancelled or error: the heartbeat's errors=).
 func runSummary(w io.Writer, rep RunReport, oc outcomeCounter) error {
 	total := map[string]int64{}
@@ -295,9 +362,9 @@ func runSummary(w io.Writer, rep RunReport, oc outcomeCounter) error {
 		}
 	}
 	header := append([]string{"STATUS", "SHARDS", "OK", "HALTED"}, oc.header...)
-	header = append(header, "BUCKET_ERRORS", "NOTICES")
+	header = append(header, "FREED", "BUCKET_ERRORS", "NOTICES")
 	row := append([]string{rep.Status, strconv.Itoa(len(rep.Shards)), strconv.Itoa(ok), strconv.Itoa(len(rep.Shards) - ok)}, oc.counts(total)...)
-	row = append(row, strconv.Itoa(len(rep.BucketErrors)), strconv.Itoa(len(rep.Notices)))
+	row = append(row, Bytes(rep.BytesFreed), strconv.Itoa(len(rep.BucketErrors)), strconv.Itoa(len(rep.Notices)))
 	return Table(w, "Pass", header, [][]string{row})
 }
 

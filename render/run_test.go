@@ -23,7 +23,8 @@ func secs(s float64) *float64 { return &s }
 func haltedReport() RunReport {
 	rep := RunReport{
 		Status: dailyrun.StatusHalted, BucketErrors: []BucketError{{Bucket: "bad", Error: "MalformedXML"}},
-		Notices: []NoticeReport{{Kind: "ambiguous_layout", Bucket: "logs", Key: "a", Reason: "two entries for null"}},
+		Notices:    []NoticeReport{{Kind: "ambiguous_layout", Bucket: "logs", Key: "a", Reason: "two entries for null"}},
+		BytesFreed: 3 << 20,
 	}
 	for s := 0; s < 16; s++ {
 		sr := ShardReport{Shard: s, Status: dailyrun.StatusOK, Walk: "steady_state", Dispatched: map[string]int64{},
@@ -46,8 +47,10 @@ func haltedReport() RunReport {
 		rep.Shards = append(rep.Shards, sr)
 	}
 	rep.Buckets = []BucketReport{
-		{Bucket: "logs", Kind: "ExpirationDays", Outcomes: map[string]int64{"DONE": 4, "STUCK": 1}},
-		{Bucket: "media", Kind: "NoncurrentDays", Outcomes: map[string]int64{"SKIPPED_OBJECT_LOCK": 1}},
+		{Bucket: "logs", RuleID: "expire-app-logs", Kind: "ExpirationDays", Outcomes: map[string]int64{"DONE": 4, "STUCK": 1},
+			Bytes: map[string]int64{"DONE": 3 << 20, "STUCK": 1024}, BytesFreed: 3 << 20},
+		{Bucket: "media", RuleID: "noncurrent", Kind: "NoncurrentDays", Outcomes: map[string]int64{"SKIPPED_OBJECT_LOCK": 1},
+			Bytes: map[string]int64{"SKIPPED_OBJECT_LOCK": 5 << 30}},
 	}
 	return rep
 }
@@ -79,7 +82,7 @@ func TestRunTablesHaltedGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
-	if got := strings.Fields(lines[2]); !cmp.Equal(got, []string{"halted", "16", "14", "2", "4", "0", "1", "1", "1", "1"}) {
+	if got := strings.Fields(lines[2]); !cmp.Equal(got, []string{"halted", "16", "14", "2", "4", "0", "1", "1", "3.0", "MiB", "1", "1"}) {
 		t.Errorf("summary row %q", lines[2])
 	}
 	for _, quiet := range []string{"\n00 ", "\n07 ", "\n15 "} {
@@ -96,7 +99,7 @@ func TestActionStream(t *testing.T) {
 	var b bytes.Buffer
 	s := NewActionStream(&b)
 	due := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	s.Action(dailyrun.Action{Shard: 3, Source: "replay", Bucket: "logs", Key: "a<b>&c", VersionID: "v1", Kind: lifecycle.ActionKind("ExpirationDays"), RuleID: "r", Due: due, Outcome: "DONE"})
+	s.Action(dailyrun.Action{Shard: 3, Source: "replay", Bucket: "logs", Key: "a<b>&c", VersionID: "v1", Kind: lifecycle.ActionKind("ExpirationDays"), RuleID: "r", Due: due, Outcome: "DONE", Size: 4096, BytesFreed: 4096})
 	s.Action(dailyrun.Action{Shard: 4, Source: "walker", Bucket: "logs", Key: "big", UploadID: "u1", Kind: lifecycle.ActionKind("AbortMPU"), RuleID: "m", Outcome: "ERROR", Err: "timeout"})
 	rep := haltedReport()
 	rep.Actions = []ActionReport{{Bucket: "must-not-appear"}}
@@ -107,10 +110,10 @@ func TestActionStream(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("%d lines:\n%s", len(lines), b.String())
 	}
-	if want := `{"type":"action","shard":3,"source":"replay","bucket":"logs","key":"a<b>&c","version_id":"v1","kind":"ExpirationDays","rule_id":"r","due":"2026-11-30T00:00:00Z","outcome":"DONE"}`; lines[0] != want {
+	if want := `{"type":"action","shard":3,"source":"replay","bucket":"logs","key":"a<b>&c","version_id":"v1","kind":"ExpirationDays","rule_id":"r","due":"2026-11-30T00:00:00Z","outcome":"DONE","size":4096,"bytes_freed":4096}`; lines[0] != want {
 		t.Errorf("action line\n got %s\nwant %s", lines[0], want)
 	}
-	if want := `{"type":"action","shard":4,"source":"walker","bucket":"logs","key":"big","upload_id":"u1","kind":"AbortMPU","rule_id":"m","due":null,"outcome":"ERROR","error":"timeout"}`; lines[1] != want {
+	if want := `{"type":"action","shard":4,"source":"walker","bucket":"logs","key":"big","upload_id":"u1","kind":"AbortMPU","rule_id":"m","due":null,"outcome":"ERROR","error":"timeout","size":0,"bytes_freed":0}`; lines[1] != want {
 		t.Errorf("action line\n got %s\nwant %s", lines[1], want)
 	}
 	var sum, full map[string]any

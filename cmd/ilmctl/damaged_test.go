@@ -81,6 +81,8 @@ var filerCommands = []struct {
 	{[]string{"filer", "ls", "--filer", "{dir}", "-o", "json"}, true},
 	{[]string{"run", "--dry-run", "--now", "2026-11-30T00:00:00Z", "--filer", "{dir}"}, true},
 	{[]string{"journal", "ls", "--meta", filepath.Join("..", "..", "testdata", "ilm", "pool-a"), "--filer", "{dir}"}, true},
+	{[]string{"explain", "--bucket", "media", "--key", "legal/contract.pdf", "--now", "2026-11-30T00:00:00Z", "--filer", "{dir}"}, true},
+	{[]string{"explain", "--bucket", "logs", "--key", "app/api.log", "-o", "json", "--filer", "{dir}"}, true},
 	{[]string{"run", "--now", "2026-11-30T00:00:00Z", "--filer", "{dir}"}, false},
 	{[]string{"filer", "load", filepath.Join("..", "..", "testdata", "demo", "fixture.json"), "--filer", "{dir}"}, false},
 }
@@ -138,7 +140,7 @@ func TestDamagedFilerRefused(t *testing.T) {
 }
 
 // TestReadOnlyCommandsLeaveFilerAlone: on a good filer, filer ls,
-// run --dry-run and journal --filer succeed, also all at once, and write
+// run --dry-run, explain and journal --filer succeed, also all at once, and write
 // nothing: the file keeps its bytes and mtime. (A real run writes.)
 func TestReadOnlyCommandsLeaveFilerAlone(t *testing.T) {
 	good := demoDB(t)

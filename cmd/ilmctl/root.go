@@ -5,6 +5,7 @@ import (
 
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	decomcmd "github.com/ilmctl/ilmctl/commands/decom"
+	explaincmd "github.com/ilmctl/ilmctl/commands/explain"
 	filercmd "github.com/ilmctl/ilmctl/commands/filer"
 	journalcmd "github.com/ilmctl/ilmctl/commands/journal"
 	reconcilecmd "github.com/ilmctl/ilmctl/commands/reconcile"
@@ -40,7 +41,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved),
 		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
 	})
 	cmdutil.Group(root)
-	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), reconcilecmd.NewCommand(), recoverycmd.NewCommand())
+	root.AddCommand(runcmd.NewCommand(), explaincmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), reconcilecmd.NewCommand(), recoverycmd.NewCommand())
 	return root
 }
 

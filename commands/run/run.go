@@ -70,7 +70,11 @@ The report fits 120 columns: a one-line summary of the pass, then only the
 shards that dispatched or did not finish, and the outcomes per bucket and
 kind. -o wide shows every shard and every column; -o json is one document;
 -o jsonl writes each action as one JSON line as it completes, then a
-summary line (the -o json document without actions).
+summary line (the -o json document without actions). Every count has its
+bytes beside it (the sizes of the versions reached; JSON bytes,
+dispatched_bytes, size per action) and FREED (JSON bytes_freed) is what
+the pass freed, or a dry run would free: versions deleted for good, not
+ones a delete marker only hides.
 
 Due times follow AWS: Days are counted from creation (or from when a version
 became noncurrent, or from upload initiation) and rounded up to the next
@@ -124,6 +128,11 @@ configuration was rejected (the bucket got no action). 3 wins over 4.`,
 
   # Machine-readable report
   ilmctl run -o json | jq '.actions[] | select(.outcome=="DONE")'
+
+  # Capacity planning: bytes lifecycle will have freed by each date
+  for d in 2027-01-01 2027-02-01 2027-03-01; do
+    ilmctl run --dry-run --now ${d}T00:00:00Z -o json | jq -r --arg d $d '[$d, .bytes_freed] | @tsv'
+  done
 
   # A stream for passes with millions of actions: every one not DONE
   ilmctl run -o jsonl | jq -c 'select(.type=="action" and .outcome!="DONE")'
@@ -218,10 +227,11 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	buckets, bucketErrs, err := loadRules(ctx, fl)
+	rules, err := cmdutil.LoadRules(ctx, fl)
 	if err != nil {
 		return err
 	}
+	buckets, bucketErrs := rules.Accepted, rules.Rejected
 	for _, be := range bucketErrs {
 		fmt.Fprintf(stderr, "ilmctl: bucket %s: lifecycle configuration rejected, no action taken on it: %s\n", be.Bucket, be.Error)
 	}
@@ -368,29 +378,6 @@ func passClock(pinned bool, runNow time.Time) func() time.Time {
 		return func() time.Time { return runNow }
 	}
 	return time.Now
-}
-
-// loadRules parses every bucket's lifecycle XML. A bucket whose XML is
-// rejected gets no action (fail closed) and is reported.
-func loadRules(ctx context.Context, fl client.Filer) ([]engine.Bucket, []render.BucketError, error) {
-	bs, err := fl.ListBuckets(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("list buckets: %w", err)
-	}
-	var out []engine.Bucket
-	var bad []render.BucketError
-	for _, b := range bs {
-		if b.LifecycleXML == "" {
-			continue
-		}
-		cfg, err := lifecycle.Parse([]byte(b.LifecycleXML))
-		if err != nil {
-			bad = append(bad, render.BucketError{Bucket: b.Name, Error: err.Error()})
-			continue
-		}
-		out = append(out, engine.Bucket{Name: b.Name, Versioning: b.Versioning, ObjectLock: b.ObjectLock, Rules: cfg.Rules})
-	}
-	return out, bad, nil
 }
 
 // check refuses s3:// flags on other filers, where they would be ignored.

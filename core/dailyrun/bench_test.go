@@ -83,7 +83,7 @@ func BenchmarkRouter(b *testing.B) {
 			}
 		}
 		obj := &objs[i%n]
-		if _, _, ok := bestVersionMatch(p.snap, acts, obj, versionIndex(obj, ev.VersionID)); ok {
+		if _, _, ok := p.snap.BestVersionMatch(acts, obj, versionIndex(obj, ev.VersionID)); ok {
 			matched++
 		}
 	}

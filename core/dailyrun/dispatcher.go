@@ -134,12 +134,21 @@ type dispatchJob struct {
 // true for a match not yet due. It runs on the deciding goroutine, in the
 // shard's order.
 func (p *pass) prepare(s *shardRun, source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (job *dispatchJob, pending bool) {
+	var size int64
+	if vt != nil {
+		size = vt.obj.Versions[vt.idx].Size
+	}
 	s.res.Matches++
+	s.res.MatchBytes += size
 	if !m.IsDue(p.cfg.RunNow) {
 		s.res.Pending++
+		s.res.PendingBytes += size
 		return nil, true
 	}
-	a := Action{Shard: s.id, Source: source, Bucket: bucket, Kind: m.Kind, RuleID: m.RuleID, Due: m.Due}
+	a := Action{Shard: s.id, Source: source, Bucket: bucket, Kind: m.Kind, RuleID: m.RuleID, Due: m.Due, Size: size}
+	if vt != nil {
+		a.BytesFreed = lifecycle.BytesFreed(m.Kind, p.snap.Versioning(bucket), vt.obj, vt.idx)
+	}
 	req := filer.DeleteRequest{Bucket: bucket, Kind: string(m.Kind), RuleID: m.RuleID}
 	if up != nil {
 		a.Key, a.UploadID = up.Key, up.UploadID
@@ -295,17 +304,26 @@ func (p *pass) confirmNoop(ctx context.Context, req filer.DeleteRequest) (filer.
 func (p *pass) record(s *shardRun, a Action) {
 	s.mu.Lock()
 	s.res.Outcomes[a.Outcome]++
+	s.res.OutcomeBytes[a.Outcome] += a.Size
+	freed := a.Outcome == string(filer.OutcomeDone) || a.Outcome == OutcomeDryRun
+	if freed {
+		s.res.BytesFreed += a.BytesFreed
+	}
 	s.mu.Unlock()
 	p.cfg.Progress.addAction(&a)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	bk := bucketKind{a.Bucket, a.Kind}
+	bk := bucketKind{a.Bucket, a.RuleID, a.Kind}
 	c := p.counts[bk]
 	if c == nil {
-		c = map[string]int64{}
+		c = &BucketKindCounts{Bucket: a.Bucket, RuleID: a.RuleID, Kind: a.Kind, Outcomes: map[string]int64{}, Bytes: map[string]int64{}}
 		p.counts[bk] = c
 	}
-	c[a.Outcome]++
+	c.Outcomes[a.Outcome]++
+	c.Bytes[a.Outcome] += a.Size
+	if freed {
+		c.BytesFreed += a.BytesFreed
+	}
 	if !p.cfg.DiscardActions {
 		p.actions = append(p.actions, a)
 	}
@@ -316,24 +334,28 @@ func (p *pass) record(s *shardRun, a Action) {
 
 func unixNs(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
-// bucketKind keys pass.counts.
+// bucketKind keys pass.counts: a bucket, rule and kind.
 type bucketKind struct {
 	bucket string
+	rule   string
 	kind   lifecycle.ActionKind
 }
 
-// bucketCounts is Result.Buckets: the pass's counts sorted by bucket and
-// kind.
+// bucketCounts is Result.Buckets: the pass's counts sorted by bucket, rule
+// and kind.
 func (p *pass) bucketCounts() []BucketKindCounts {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make([]BucketKindCounts, 0, len(p.counts))
-	for k, c := range p.counts {
-		out = append(out, BucketKindCounts{Bucket: k.bucket, Kind: k.kind, Outcomes: c})
+	for _, c := range p.counts {
+		out = append(out, *c)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Bucket != out[j].Bucket {
 			return out[i].Bucket < out[j].Bucket
+		}
+		if out[i].RuleID != out[j].RuleID {
+			return out[i].RuleID < out[j].RuleID
 		}
 		return out[i].Kind < out[j].Kind
 	})

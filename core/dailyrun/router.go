@@ -262,8 +262,8 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 	if st.kind == lifecycle.AbortMPU {
 		// The upload's initiation time is the event's TsNs; a completed or
 		// aborted upload makes the dispatch NOOP_RESOLVED.
-		up := filer.Upload{Key: st.ev.Key, UploadID: st.ev.UploadID, Initiated: unixNs(st.ev.TsNs)}
-		best, act, found := bestUploadMatch(st.acts, &up, p.snap.Rounding)
+		up := ReplayedUpload(st.ev)
+		best, act, found := p.snap.BestUploadMatch(st.acts, &up)
 		if !found {
 			return nil, false, nil
 		}
@@ -292,7 +292,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 	if idx < 0 {
 		return nil, false, nil
 	}
-	best, act, found := bestVersionMatch(p.snap, st.acts, &l.obj, idx)
+	best, act, found := p.snap.BestVersionMatch(st.acts, &l.obj, idx)
 	if !found {
 		return nil, false, nil
 	}
@@ -319,38 +319,4 @@ func loneDeleteMarker(obj *filer.Object) int {
 		return 0
 	}
 	return -1
-}
-
-// bestVersionMatch is the earliest-due match of acts on obj.Versions[idx],
-// evaluated under snap's semantics, and the compiled action (rule and kind)
-// that made it: a delete wins over nothing and the earliest due delete
-// applies.
-func bestVersionMatch(snap *engine.Snapshot, acts []*engine.CompiledAction, obj *filer.Object, idx int) (lifecycle.Match, *engine.CompiledAction, bool) {
-	var best lifecycle.Match
-	var act *engine.CompiledAction
-	for _, a := range acts {
-		if !a.IsActive() || a.Key.Kind == lifecycle.AbortMPU {
-			continue
-		}
-		m, ok := snap.EvaluateVersion(a, obj, idx)
-		if ok && (act == nil || m.Earlier(best)) {
-			best, act = m, a
-		}
-	}
-	return best, act, act != nil
-}
-
-func bestUploadMatch(acts []*engine.CompiledAction, up *filer.Upload, rnd lifecycle.Rounding) (lifecycle.Match, *engine.CompiledAction, bool) {
-	var best lifecycle.Match
-	var act *engine.CompiledAction
-	for _, a := range acts {
-		if !a.IsActive() || a.Key.Kind != lifecycle.AbortMPU {
-			continue
-		}
-		m, ok := lifecycle.EvaluateUpload(a.Rule, up, rnd)
-		if ok && (act == nil || m.Earlier(best)) {
-			best, act = m, a
-		}
-	}
-	return best, act, act != nil
 }

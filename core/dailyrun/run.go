@@ -105,8 +105,8 @@ type Result struct {
 	// Actions is every action in shard order; empty with
 	// Config.DiscardActions.
 	Actions []Action
-	// Buckets counts the actions by bucket and kind, sorted by both,
-	// whether or not Actions holds them.
+	// Buckets counts the actions by bucket, rule and kind, sorted by the
+	// three, whether or not Actions holds them.
 	Buckets []BucketKindCounts
 	// Notices are keys the pass left alone on purpose (ambiguous layouts),
 	// sorted by bucket and key.
@@ -128,6 +128,15 @@ type ShardResult struct {
 	Matches       int64 // matches found, due or not
 	Pending       int64 // matches not yet due
 	Outcomes      map[string]int64
+	// MatchBytes, PendingBytes and OutcomeBytes are the bytes (the target
+	// versions' sizes; uploads count 0) beside Matches, Pending and each
+	// Outcomes count.
+	MatchBytes   int64
+	PendingBytes int64
+	OutcomeBytes map[string]int64
+	// BytesFreed sums Action.BytesFreed over the shard's DONE actions (a
+	// dry run's DRY_RUN ones): what the pass freed, or would free.
+	BytesFreed int64
 	// CursorSaved says whether Cursor was written this pass; otherwise
 	// Cursor is the persisted one (zero on cold start).
 	CursorSaved bool
@@ -155,15 +164,26 @@ type Action struct {
 	Due       time.Time // zero: due as soon as found
 	Outcome   string    // a filer.Outcome, DRY_RUN, or ERROR
 	Err       string
+	// Size is the target version's size in bytes (0 for a delete marker
+	// or an upload). BytesFreed is what the delete frees when it is done
+	// (lifecycle.BytesFreed): Size for a permanent delete, 0 when a delete
+	// marker only hides the version.
+	Size       int64
+	BytesFreed int64
 }
 
-// BucketKindCounts counts one bucket's actions of one kind.
+// BucketKindCounts counts one bucket's actions of one rule and kind.
 type BucketKindCounts struct {
 	Bucket string
+	RuleID string
 	Kind   lifecycle.ActionKind
 	// Outcomes counts the actions by outcome (a filer.Outcome, DRY_RUN or
-	// ERROR).
+	// ERROR), and Bytes sums their targets' sizes beside each count.
 	Outcomes map[string]int64
+	Bytes    map[string]int64
+	// BytesFreed sums Action.BytesFreed over the DONE (a dry run's
+	// DRY_RUN) actions.
+	BytesFreed int64
 }
 
 // OutcomeDryRun marks actions a dry run would have dispatched.

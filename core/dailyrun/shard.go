@@ -37,7 +37,7 @@ type pass struct {
 
 	mu      sync.Mutex
 	actions []Action
-	counts  map[bucketKind]map[string]int64
+	counts  map[bucketKind]*BucketKindCounts
 	notices []Notice
 	noticed map[string]bool
 	// seen holds the targets dispatched (or, in a dry run, listed) this
@@ -60,7 +60,7 @@ func newPass(cfg Config) *pass {
 		queueLimit: cfg.QueueLimit,
 		byID:       map[int]*shardRun{},
 		seen:       newKeySet(),
-		counts:     map[bucketKind]map[string]int64{},
+		counts:     map[bucketKind]*BucketKindCounts{},
 		lookups:    lookups{},
 	}
 	// The meta-log is read only to just before the pass clock (or the
@@ -136,7 +136,7 @@ func (p *pass) mustRecover(s *shardRun) bool {
 func (p *pass) floorNs() int64 { return p.runNowNs - int64(p.maxTTL) }
 
 func (p *pass) prepareShard(ctx context.Context, id int) *shardRun {
-	s := &shardRun{id: id, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[string]int64{}}}
+	s := &shardRun{id: id, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[string]int64{}, OutcomeBytes: map[string]int64{}}}
 	s.persisted, s.found, s.loadErr = LoadCursor(ctx, p.cfg.Store, id)
 	s.res.Cursor = s.persisted
 	p.byID[id] = s

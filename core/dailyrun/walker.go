@@ -295,7 +295,7 @@ func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, act
 			}
 			p.noteColdKey(s, bucket, obj, acts)
 			for idx := range obj.Versions {
-				m, act, ok := bestVersionMatch(p.snap, acts, obj, idx)
+				m, act, ok := p.snap.BestVersionMatch(acts, obj, idx)
 				if !ok || !m.IsDue(p.cfg.RunNow) {
 					continue
 				}
@@ -401,7 +401,7 @@ func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, act
 			if s == nil {
 				continue
 			}
-			m, act, ok := bestUploadMatch(acts, up, p.snap.Rounding)
+			m, act, ok := p.snap.BestUploadMatch(acts, up)
 			if !ok || !m.IsDue(p.cfg.RunNow) {
 				continue
 			}

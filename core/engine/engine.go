@@ -41,9 +41,10 @@ type ActionKey struct {
 // Bucket is one bucket's lifecycle input to Compile.
 type Bucket struct {
 	Name string
-	// Versioning is the bucket's state as listed. The engine does not use
-	// it: the filer decides a delete's effect per versioning state, and
-	// versioning changes no rule hash.
+	// Versioning is the bucket's state as listed. No decision uses it: the
+	// filer decides a delete's effect per versioning state, and versioning
+	// changes no rule hash; Snapshot.Versioning serves it to size what a
+	// delete frees (lifecycle.BytesFreed).
 	Versioning filer.Versioning
 	// ObjectLock marks a bucket with S3 Object Lock enabled; see
 	// RulesForShard for why its replay kinds are also walked.
@@ -79,9 +80,11 @@ type Snapshot struct {
 	// object delete markers (see EvaluateVersion).
 	ExpiredMarkers lifecycle.ExpiredMarkerDays
 	// locked holds the buckets with Object Lock enabled.
-	locked  map[string]bool
-	actions []*CompiledAction // sorted by Key
-	byBkt   map[string][]*CompiledAction
+	locked map[string]bool
+	// versioning is each bucket's Bucket.Versioning.
+	versioning map[string]filer.Versioning
+	actions    []*CompiledAction // sorted by Key
+	byBkt      map[string][]*CompiledAction
 }
 
 // Engine holds the compiled base snapshot.
@@ -105,8 +108,9 @@ func Compile(buckets []Bucket, rnd lifecycle.Rounding) *Engine {
 
 // CompileWith is Compile with every pass-wide option.
 func CompileWith(buckets []Bucket, opts Options) *Engine {
-	s := &Snapshot{Rounding: opts.Rounding, ExpiredMarkers: opts.ExpiredMarkers, locked: map[string]bool{}}
+	s := &Snapshot{Rounding: opts.Rounding, ExpiredMarkers: opts.ExpiredMarkers, locked: map[string]bool{}, versioning: map[string]filer.Versioning{}}
 	for _, b := range buckets {
+		s.versioning[b.Name] = b.Versioning
 		if b.ObjectLock {
 			s.locked[b.Name] = true
 		}
@@ -143,6 +147,9 @@ func (s *Snapshot) Actions() []*CompiledAction { return s.actions }
 
 // BucketActions returns the view's actions for one bucket.
 func (s *Snapshot) BucketActions(bucket string) []*CompiledAction { return s.byBkt[bucket] }
+
+// Versioning is the bucket's versioning state as compiled.
+func (s *Snapshot) Versioning(bucket string) filer.Versioning { return s.versioning[bucket] }
 
 // BucketNames returns the buckets that have actions in the view, sorted.
 func (s *Snapshot) BucketNames() []string {
@@ -240,19 +247,75 @@ func (s *Snapshot) promoted(a *CompiledAction, retentionWindow time.Duration) bo
 }
 
 func (s *Snapshot) derive() *Snapshot {
-	return &Snapshot{Rounding: s.Rounding, ExpiredMarkers: s.ExpiredMarkers, locked: s.locked}
+	return &Snapshot{Rounding: s.Rounding, ExpiredMarkers: s.ExpiredMarkers, locked: s.locked, versioning: s.versioning}
 }
 
 // EvaluateVersion is lifecycle.EvaluateVersion of a's rule and kind on
 // obj.Versions[idx] under the snapshot's semantics: its due rounding and
 // its expired-marker policy. Every decision of a pass, the re-check before
-// a delete included, goes through it, so they cannot disagree.
+// a delete included, goes through it, so they cannot disagree; it is
+// ExplainVersion without the reason, which `ilmctl explain` prints.
 func (s *Snapshot) EvaluateVersion(a *CompiledAction, obj *filer.Object, idx int) (lifecycle.Match, bool) {
-	m, ok := lifecycle.EvaluateVersion(a.Rule, a.Key.Kind, obj, idx, s.Rounding)
-	if !ok || !s.ExpiredMarkers.Allows(a.Key.Kind, m) {
-		return lifecycle.Match{}, false
+	vd := s.ExplainVersion(a, obj, idx)
+	return vd.Match, vd.Applies
+}
+
+// ExplainVersion is lifecycle.ExplainVersion of a's rule and kind on
+// obj.Versions[idx] under the snapshot's due rounding and expired-marker
+// policy (a lone marker an Expiration Days action keeps is
+// ReasonExpiredMarkerKept).
+func (s *Snapshot) ExplainVersion(a *CompiledAction, obj *filer.Object, idx int) lifecycle.Verdict {
+	vd := lifecycle.ExplainVersion(a.Rule, a.Key.Kind, obj, idx, s.Rounding)
+	if vd.Applies && !s.ExpiredMarkers.Allows(a.Key.Kind, vd.Match) {
+		return lifecycle.Verdict{Reason: lifecycle.ReasonExpiredMarkerKept, Filter: vd.Filter, Due: vd.Due}
 	}
-	return m, true
+	return vd
+}
+
+// ExplainUpload is lifecycle.ExplainUpload of a's rule on u under the
+// snapshot's due rounding.
+func (s *Snapshot) ExplainUpload(a *CompiledAction, u *filer.Upload) lifecycle.Verdict {
+	if a.Key.Kind != lifecycle.AbortMPU {
+		return lifecycle.Verdict{Reason: lifecycle.ReasonNotUploadAction}
+	}
+	return lifecycle.ExplainUpload(a.Rule, u, s.Rounding)
+}
+
+// BestVersionMatch is the earliest-due match of acts on obj.Versions[idx],
+// evaluated under the snapshot's semantics, and the compiled action (rule
+// and kind) that made it: a delete wins over nothing and the earliest due
+// delete applies (ties: the lower rule ID). Inactive and upload actions
+// are skipped.
+func (s *Snapshot) BestVersionMatch(acts []*CompiledAction, obj *filer.Object, idx int) (lifecycle.Match, *CompiledAction, bool) {
+	var best lifecycle.Match
+	var act *CompiledAction
+	for _, a := range acts {
+		if !a.IsActive() || a.Key.Kind == lifecycle.AbortMPU {
+			continue
+		}
+		m, ok := s.EvaluateVersion(a, obj, idx)
+		if ok && (act == nil || m.Earlier(best)) {
+			best, act = m, a
+		}
+	}
+	return best, act, act != nil
+}
+
+// BestUploadMatch is BestVersionMatch for an incomplete multipart upload
+// and the active AbortMPU actions of acts.
+func (s *Snapshot) BestUploadMatch(acts []*CompiledAction, up *filer.Upload) (lifecycle.Match, *CompiledAction, bool) {
+	var best lifecycle.Match
+	var act *CompiledAction
+	for _, a := range acts {
+		if !a.IsActive() || a.Key.Kind != lifecycle.AbortMPU {
+			continue
+		}
+		vd := s.ExplainUpload(a, up)
+		if vd.Applies && (act == nil || vd.Match.Earlier(best)) {
+			best, act = vd.Match, a
+		}
+	}
+	return best, act, act != nil
 }
 
 func (s *Snapshot) index() {

@@ -642,7 +642,7 @@ func (a *xmlAnd) validate(ref ruleRef) (Filter, error) {
 		return Filter{}, ref.errorf(CodeMalformedXML, "<And> has %d predicate(s); it needs at least two", n)
 	}
 
-	out := Filter{Prefix: a.Prefix.v}
+	out := Filter{Prefix: a.Prefix.v, And: true}
 	seen := make(map[string]bool, len(a.Tags))
 	for i := range a.Tags {
 		tag, err := a.Tags[i].v.validate(ref)

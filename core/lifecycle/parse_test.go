@@ -205,6 +205,7 @@ var validCases = []validCase{
 			`<ObjectSizeGreaterThan>1024</ObjectSizeGreaterThan><ObjectSizeLessThan>1048576</ObjectSizeLessThan></And>`, fixtureExpire30)),
 		want: []Rule{{ID: "r1", Enabled: true, ExpirationDays: 30, Filter: Filter{
 			Prefix:          "data/",
+			And:             true,
 			Tags:            []Tag{{Key: "a", Value: "2"}, {Key: "z", Value: "1"}},
 			SizeGreaterThan: int64Ptr(1024),
 			SizeLessThan:    int64Ptr(1048576),
@@ -213,7 +214,7 @@ var validCases = []validCase{
 	{
 		name: "and with one tag and empty prefix",
 		xml:  fixtureDoc(fixtureRuleFilter(`<And><Prefix></Prefix><Tag><Key>k</Key><Value>v</Value></Tag></And>`, fixtureExpire30)),
-		want: []Rule{{ID: "r1", Enabled: true, Filter: Filter{Tags: []Tag{{Key: "k", Value: "v"}}}, ExpirationDays: 30}},
+		want: []Rule{{ID: "r1", Enabled: true, Filter: Filter{Tags: []Tag{{Key: "k", Value: "v"}}, And: true}, ExpirationDays: 30}},
 	},
 	{
 		name: "date with and without milliseconds",

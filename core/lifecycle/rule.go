@@ -113,6 +113,9 @@ type Filter struct {
 	Tags            []Tag
 	SizeGreaterThan *int64 // ObjectSizeGreaterThan, bytes
 	SizeLessThan    *int64 // ObjectSizeLessThan, bytes
+	// And records that the predicates came inside <And>, so an
+	// explanation can name the And member that failed; it selects nothing.
+	And bool
 }
 
 // Actions lists the action kinds a rule compiles to. A rule with both

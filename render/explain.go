@@ -1,0 +1,534 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/core/explain"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
+)
+
+// ExplainReport is `ilmctl explain -o json`. Field names are a stable
+// interface.
+type ExplainReport struct {
+	Bucket            string    `json:"bucket"`
+	Key               string    `json:"key"`
+	Now               time.Time `json:"now"`
+	Versioning        string    `json:"versioning"`
+	ObjectLock        bool      `json:"object_lock"`
+	DueRounding       string    `json:"due_rounding"`
+	ExpiredMarkerDays string    `json:"expired_marker_days"`
+	// ConfigurationError is the parser's verdict on a rejected lifecycle
+	// configuration; NoConfiguration a bucket without one.
+	ConfigurationError string `json:"configuration_error,omitempty"`
+	NoConfiguration    bool   `json:"no_configuration"`
+	// KeyError is why the key's entries could not be read exactly;
+	// AmbiguousLayout marks the kind the pass skips with a notice.
+	KeyError        string         `json:"key_error,omitempty"`
+	AmbiguousLayout bool           `json:"ambiguous_layout"`
+	Versions        []TargetReport `json:"versions"`
+	Uploads         []TargetReport `json:"uploads"`
+	Pass            StandingReport `json:"pass"`
+}
+
+// TargetReport is one version or incomplete upload.
+type TargetReport struct {
+	VersionID       string     `json:"version_id,omitempty"`
+	UploadID        string     `json:"upload_id,omitempty"`
+	Latest          bool       `json:"latest"`
+	DeleteMarker    bool       `json:"delete_marker"`
+	Size            int64      `json:"size"`
+	Created         time.Time  `json:"created"`
+	NoncurrentSince *time.Time `json:"noncurrent_since"`
+	RetainUntil     *time.Time `json:"retain_until"`
+	LegalHold       bool       `json:"legal_hold"`
+	// Gone marks an upload no longer listed whose mpu_init event the next
+	// pass still replays; Created is then the event's time.
+	Gone     bool            `json:"gone"`
+	Dispatch *DispatchReport `json:"dispatch"`
+	Verdicts []VerdictReport `json:"verdicts"`
+}
+
+// DispatchReport is the action the pass chooses for a target. FoundBy is
+// replay, walk or replay_and_walk.
+type DispatchReport struct {
+	RuleID     string     `json:"rule_id"`
+	Kind       string     `json:"kind"`
+	Due        *time.Time `json:"due"`
+	DueNow     bool       `json:"due_now"`
+	Size       int64      `json:"size"`
+	BytesFreed int64      `json:"bytes_freed"`
+	FoundBy    string     `json:"found_by"`
+	Held       string     `json:"held,omitempty"`
+	Gone       string     `json:"gone,omitempty"`
+	// NextPass says whether the next pass at --now dispatches it; Via
+	// how (which walk, or the replay of which event) or why not.
+	NextPass bool   `json:"next_pass"`
+	Via      string `json:"via"`
+}
+
+// VerdictReport is one rule action's verdict.
+type VerdictReport struct {
+	RuleID    string         `json:"rule_id"`
+	RuleIndex int            `json:"rule_index"`
+	Action    string         `json:"action"`
+	Outcome   string         `json:"outcome"`
+	Reason    string         `json:"reason,omitempty"`
+	Filter    *FilterReport  `json:"filter,omitempty"`
+	Due       *time.Time     `json:"due"`
+	DueMath   *DueMathReport `json:"due_math"`
+	Detail    string         `json:"detail"`
+	Chosen    bool           `json:"chosen"`
+}
+
+// FilterReport is the filter's answer; Failed is the predicate that did
+// not hold ("none" when it selects the target).
+type FilterReport struct {
+	Matched bool   `json:"matched"`
+	Failed  string `json:"failed"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// DueMathReport is the arithmetic behind a due time: Base (from BaseFrom:
+// creation, noncurrent_since, successor_creation, own_creation,
+// upload_initiation, expiration_date, none) plus Days, rounded per
+// Rounding.
+type DueMathReport struct {
+	Base     *time.Time `json:"base"`
+	BaseFrom string     `json:"base_from"`
+	Days     int        `json:"days"`
+	Rounding string     `json:"rounding"`
+}
+
+// StandingReport is where the next pass stands for the key.
+type StandingReport struct {
+	Shard int             `json:"shard"`
+	Plan  ShardPlanReport `json:"plan"`
+	// MetaLog is false on a store without one (s3://): every rule is
+	// walked.
+	MetaLog       bool         `json:"meta_log"`
+	ReadUntilNs   int64        `json:"read_until_ns"`
+	ScannedFromNs *int64       `json:"scanned_from_ns"`
+	LastEvent     *EventReport `json:"last_event"`
+	PendingEvents int          `json:"pending_events"`
+}
+
+// ShardPlanReport is one shard's cursor and what the next pass does with
+// it.
+type ShardPlanReport struct {
+	Shard        int        `json:"shard"`
+	CursorFound  bool       `json:"cursor_found"`
+	CursorError  string     `json:"cursor_error,omitempty"`
+	CursorTsNs   int64      `json:"cursor_ts_ns"`
+	Cursor       *time.Time `json:"cursor"`
+	LastWalkedNs int64      `json:"last_walked_ns"`
+	LastWalked   *time.Time `json:"last_walked"`
+	NextWalk     string     `json:"next_walk,omitempty"`
+	Recovery     string     `json:"recovery,omitempty"`
+	Replays      bool       `json:"replays"`
+	ReplayFromNs int64      `json:"replay_from_ns"`
+}
+
+// EventReport is the key's last meta-log event and where replay stands on
+// it.
+type EventReport struct {
+	TsNs        int64           `json:"ts_ns"`
+	Time        time.Time       `json:"time"`
+	Type        string          `json:"type"`
+	VersionID   string          `json:"version_id,omitempty"`
+	UploadID    string          `json:"upload_id,omitempty"`
+	Path        string          `json:"path,omitempty"`
+	Shard       int             `json:"shard"`
+	ShardPlan   ShardPlanReport `json:"shard_plan"`
+	AfterCursor bool            `json:"after_cursor"`
+}
+
+// NewExplainReport converts an explanation.
+func NewExplainReport(r *explain.Report) ExplainReport {
+	out := ExplainReport{
+		Bucket: r.Bucket, Key: r.Key, Now: r.Now, Versioning: versioningName(string(r.Versioning)), ObjectLock: r.ObjectLock,
+		DueRounding: r.Rounding.String(), ExpiredMarkerDays: r.Markers.String(), ConfigurationError: r.ConfigError,
+		NoConfiguration: r.NoConfiguration, KeyError: r.KeyError, AmbiguousLayout: r.Ambiguous,
+		Versions: []TargetReport{}, Uploads: []TargetReport{},
+	}
+	for _, t := range r.Versions {
+		out.Versions = append(out.Versions, newTargetReport(t))
+	}
+	for _, t := range r.Uploads {
+		out.Uploads = append(out.Uploads, newTargetReport(t))
+	}
+	p := r.Pass
+	out.Pass = StandingReport{Shard: p.Shard, Plan: newShardPlanReport(p.Plan), MetaLog: p.MetaLog, ReadUntilNs: p.UntilNs, PendingEvents: p.Pending}
+	if p.Scanned {
+		from := p.ScannedFromNs
+		out.Pass.ScannedFromNs = &from
+	}
+	if e := p.LastEvent; e != nil {
+		out.Pass.LastEvent = &EventReport{TsNs: e.TsNs, Time: time.Unix(0, e.TsNs).UTC(), Type: string(e.Type), VersionID: e.VersionID,
+			UploadID: e.UploadID, Path: e.Path, Shard: e.Shard, ShardPlan: newShardPlanReport(e.Plan), AfterCursor: e.AfterCursor}
+	}
+	return out
+}
+
+func versioningName(v string) string {
+	if v == "" {
+		return "Off"
+	}
+	return v
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func nsTime(ns int64) *time.Time {
+	if ns <= 0 {
+		return nil
+	}
+	return timePtr(time.Unix(0, ns))
+}
+
+func newShardPlanReport(p dailyrun.ShardPlan) ShardPlanReport {
+	out := ShardPlanReport{Shard: p.Shard, CursorFound: p.Found, CursorTsNs: p.Cursor.TsNs, Cursor: nsTime(p.Cursor.TsNs),
+		LastWalkedNs: p.Cursor.LastWalkedNs, LastWalked: nsTime(p.Cursor.LastWalkedNs), NextWalk: p.Walk, Recovery: p.Recovery,
+		Replays: p.Replays, ReplayFromNs: p.ReplayFromNs}
+	if p.Err != nil {
+		out.CursorError = p.Err.Error()
+	}
+	return out
+}
+
+func newTargetReport(t explain.Target) TargetReport {
+	out := TargetReport{VersionID: t.VersionID, UploadID: t.UploadID, Latest: t.Latest, DeleteMarker: t.DeleteMarker, Size: t.Size,
+		Created: t.Created, NoncurrentSince: timePtr(t.NoncurrentSince), RetainUntil: timePtr(t.RetainUntil), LegalHold: t.LegalHold,
+		Gone: t.Gone, Verdicts: []VerdictReport{}}
+	if d := t.Dispatch; d != nil {
+		out.Dispatch = &DispatchReport{RuleID: d.RuleID, Kind: string(d.Kind), Due: timePtr(d.Due), DueNow: d.DueNow, Size: d.Size,
+			BytesFreed: d.BytesFreed, FoundBy: foundBy(d.Replay, d.Walk), Held: d.Held, Gone: d.Gone, NextPass: d.NextPass, Via: d.Via}
+	}
+	for _, v := range t.Verdicts {
+		vr := VerdictReport{RuleID: v.RuleID, RuleIndex: v.RuleIndex, Action: v.Action, Outcome: v.Outcome.String(), Reason: v.Reason,
+			Due: timePtr(v.Due), Detail: v.Detail, Chosen: v.Chosen}
+		if v.Action != "" && v.Reason != lifecycle.ReasonDisabled.String() &&
+			v.Reason != lifecycle.ReasonNotVersionAction.String() && v.Reason != lifecycle.ReasonNotUploadAction.String() {
+			vr.Filter = &FilterReport{Matched: v.Filter.OK(), Failed: v.Filter.Failed.String(), Detail: v.FilterDetail}
+		}
+		if v.HasDue {
+			vr.DueMath = &DueMathReport{Base: timePtr(v.DueMath.Base), BaseFrom: v.DueMath.From.String(), Days: v.DueMath.Days, Rounding: v.DueMath.Rounding.String()}
+		}
+		out.Verdicts = append(out.Verdicts, vr)
+	}
+	return out
+}
+
+func foundBy(replay, walk bool) string {
+	switch {
+	case replay && walk:
+		return "replay_and_walk"
+	case replay:
+		return "replay"
+	}
+	return "walk"
+}
+
+// ExplainTables writes an explanation for a person: one line on the key
+// and its bucket, then per version and upload what the next pass does
+// with it and every rule's verdict, then where the pass stands.
+func ExplainTables(w io.Writer, rep ExplainReport) error {
+	if _, err := fmt.Fprintln(w, Title(w, rep.Bucket+"/"+Cell(rep.Key))); err != nil {
+		return err
+	}
+	head := fmt.Sprintf("at %s; versioning %s", rep.Now.Format(time.RFC3339), rep.Versioning)
+	if rep.ObjectLock {
+		head += ", Object Lock"
+	}
+	head += fmt.Sprintf("; due rounding %s; expired markers %s", rep.DueRounding, rep.ExpiredMarkerDays)
+	if _, err := fmt.Fprintln(w, head); err != nil {
+		return err
+	}
+	var notes []string
+	switch {
+	case rep.ConfigurationError != "":
+		notes = append(notes, "lifecycle configuration rejected, no action taken on this bucket: "+rep.ConfigurationError)
+	case rep.NoConfiguration:
+		notes = append(notes, "the bucket has no lifecycle configuration")
+	}
+	if rep.KeyError != "" {
+		what := "the pass halts this key's shard on it"
+		if rep.AmbiguousLayout {
+			what = "the pass takes no action on this key and reports it (notice ambiguous_layout)"
+		}
+		notes = append(notes, fmt.Sprintf("the key cannot be read exactly, %s: %s", what, rep.KeyError))
+	}
+	if len(rep.Versions)+len(rep.Uploads) == 0 && rep.KeyError == "" {
+		notes = append(notes, "no version and no incomplete upload of this key")
+	}
+	for _, n := range notes {
+		if _, err := fmt.Fprintln(w, Cell(n)); err != nil {
+			return err
+		}
+	}
+	for _, t := range rep.Versions {
+		if err := targetTable(w, t); err != nil {
+			return err
+		}
+	}
+	for _, t := range rep.Uploads {
+		if err := targetTable(w, t); err != nil {
+			return err
+		}
+	}
+	return standingTable(w, rep.Pass)
+}
+
+func targetTable(w io.Writer, t TargetReport) error {
+	var title string
+	switch {
+	case t.UploadID != "" && t.Gone:
+		title = fmt.Sprintf("\nUpload %s (gone: completed or aborted; its mpu_init event of %s is still to be replayed)", t.UploadID, t.Created.Format(time.RFC3339))
+	case t.UploadID != "":
+		title = fmt.Sprintf("\nUpload %s (initiated %s)", t.UploadID, t.Created.Format(time.RFC3339))
+	default:
+		var attrs []string
+		if t.Latest {
+			attrs = append(attrs, "latest")
+		} else {
+			attrs = append(attrs, "noncurrent")
+		}
+		if t.DeleteMarker {
+			attrs = append(attrs, "delete marker")
+		} else {
+			attrs = append(attrs, Bytes(t.Size))
+		}
+		attrs = append(attrs, "created "+t.Created.Format(time.RFC3339))
+		if t.NoncurrentSince != nil {
+			attrs = append(attrs, "noncurrent since "+t.NoncurrentSince.Format(time.RFC3339))
+		}
+		if t.RetainUntil != nil {
+			attrs = append(attrs, "retained until "+t.RetainUntil.Format(time.RFC3339))
+		}
+		if t.LegalHold {
+			attrs = append(attrs, "legal hold")
+		}
+		title = fmt.Sprintf("\nVersion %s (%s)", Cell(t.VersionID), strings.Join(attrs, ", "))
+	}
+	if _, err := fmt.Fprintln(w, Title(w, title)); err != nil {
+		return err
+	}
+	if err := paragraph(w, dispatchLine(t.Dispatch)); err != nil {
+		return err
+	}
+	rows := [][]string{{"RULE", "ACTION", "OUTCOME", "DUE"}}
+	for _, v := range t.Verdicts {
+		rule := v.RuleID
+		if rule == "" && v.RuleIndex > 0 {
+			rule = fmt.Sprintf("#%d", v.RuleIndex)
+		}
+		due := "-"
+		if v.Due != nil {
+			due = v.Due.Format(time.RFC3339)
+		} else if v.DueMath != nil {
+			due = "now"
+		}
+		if v.Chosen {
+			rule = "*" + rule
+		}
+		rows = append(rows, []string{Cell(rule), Cell(v.Action), v.Outcome, due})
+	}
+	widths := make([]int, 4)
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for i, r := range rows {
+		var b strings.Builder
+		for j, c := range r {
+			if j < len(r)-1 {
+				c += strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)+columnGap)
+			}
+			b.WriteString(c)
+		}
+		if _, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " ")); err != nil {
+			return err
+		}
+		if i == 0 {
+			continue
+		}
+		for _, line := range wrap(Cell(t.Verdicts[i-1].Detail), whyWidth) {
+			if _, err := fmt.Fprintln(w, whyIndent+line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// whyIndent and whyWidth lay a verdict's sentence out under its row,
+// within 120 columns.
+const (
+	whyIndent = "    "
+	whyWidth  = 116
+)
+
+// wrap breaks s at spaces into lines of at most width runes; a word
+// longer than width gets a line of its own.
+func wrap(s string, width int) []string {
+	var lines []string
+	var cur strings.Builder
+	n := 0
+	for _, word := range glueUnits(strings.Fields(s)) {
+		wl := utf8.RuneCountInString(word)
+		if n > 0 && n+1+wl > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			n = 0
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(word)
+		n += wl
+	}
+	if n > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}
+
+// dispatchLine says what the next pass does with a target.
+func dispatchLine(d *DispatchReport) string {
+	if d == nil {
+		return "next pass: nothing (no enabled rule applies)"
+	}
+	rule := d.RuleID
+	if rule == "" {
+		rule = "(no ID)"
+	}
+	bytes := ""
+	if d.Size > 0 || d.BytesFreed > 0 {
+		bytes = fmt.Sprintf("; %s, frees %s", Bytes(d.Size), Bytes(d.BytesFreed))
+	}
+	var s string
+	switch {
+	case !d.DueNow:
+		s = fmt.Sprintf("next pass: nothing yet; %s of rule %s is due at %s (found by %s%s)", d.Kind, rule, d.Due.Format(time.RFC3339), d.FoundBy, bytes)
+	case !d.NextPass:
+		s = fmt.Sprintf("next pass: nothing; %s of rule %s is due (* below), but %s%s", d.Kind, rule, d.Via, bytes)
+	default:
+		s = fmt.Sprintf("next pass: dispatches %s of rule %s (* below), found by %s%s", d.Kind, rule, d.Via, bytes)
+	}
+	if d.Held != "" {
+		s += "; " + d.Held
+	}
+	if d.Gone != "" {
+		s += "; " + d.Gone
+	}
+	return s
+}
+
+func standingTable(w io.Writer, p StandingReport) error {
+	pl := p.Plan
+	cursor, walked := "cold", "never"
+	if pl.CursorError != "" {
+		cursor = "unreadable"
+	} else if pl.Cursor != nil {
+		cursor = pl.Cursor.Format(time.RFC3339)
+	} else if pl.CursorFound {
+		cursor = "-"
+	}
+	if pl.LastWalked != nil {
+		walked = pl.LastWalked.Format(time.RFC3339)
+	}
+	next := dash(pl.NextWalk)
+	if pl.Recovery != "" {
+		next += " (" + pl.Recovery + ")"
+	}
+	rows := [][]string{{fmt.Sprintf("%02d", p.Shard), cursor, walked, next, replayCell(pl)}}
+	if err := Table(w, "\nPass (the shard that walks this key)", []string{"SHARD", "CURSOR", "LAST_WALKED", "NEXT_WALK", "REPLAY"}, rows); err != nil {
+		return err
+	}
+	var line string
+	switch {
+	case !p.MetaLog:
+		line = "meta-log: none on this filer; every rule is walked"
+	case p.LastEvent != nil:
+		e := p.LastEvent
+		target := e.VersionID
+		if e.UploadID != "" {
+			target = "upload " + e.UploadID
+		}
+		start := "cursor"
+		if !e.ShardPlan.CursorFound {
+			start = "cold-start replay floor"
+		}
+		rel := "at or before that shard's " + start + ": already replayed"
+		switch {
+		case e.AfterCursor:
+			rel = "after that shard's " + start + ": the next pass replays it"
+		case !e.ShardPlan.Replays:
+			rel = "that shard does not replay the meta-log next pass"
+		}
+		line = fmt.Sprintf("last event: %s %s at %s, in meta-log shard %02d, %s (%d of the key's events pending replay)",
+			e.Type, Cell(target), e.Time.Format(time.RFC3339), e.Shard, rel, p.PendingEvents)
+	case p.ScannedFromNs != nil:
+		line = fmt.Sprintf("last event: none after %s (the earliest replay start of any shard, or the cold-start window): the key's events are all older, so no replay reads them",
+			time.Unix(0, *p.ScannedFromNs).UTC().Format(time.RFC3339))
+	default:
+		line = "last event: not looked up; no shard replays the meta-log this pass"
+	}
+	if err := paragraph(w, line); err != nil {
+		return err
+	}
+	if pl.CursorError != "" {
+		return paragraph(w, "cursor unreadable, the pass halts this shard: "+pl.CursorError)
+	}
+	return nil
+}
+
+// paragraph writes s wrapped within 120 columns, continuation lines
+// indented by two spaces.
+func paragraph(w io.Writer, s string) error {
+	for i, line := range wrap(Cell(s), whyWidth+2) {
+		if i > 0 {
+			line = "  " + line
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func replayCell(pl ShardPlanReport) string {
+	if !pl.Replays {
+		return "no"
+	}
+	return "from " + time.Unix(0, pl.ReplayFromNs).UTC().Format(time.RFC3339)
+}
+
+// glueUnits keeps a byte unit with its number ("5.1 GiB") so a line never
+// breaks between them.
+func glueUnits(words []string) []string {
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		switch strings.TrimRight(w, ",;:)") {
+		case "B", "KiB", "MiB", "GiB", "TiB", "PiB":
+			if len(out) > 0 {
+				out[len(out)-1] += " " + w
+				continue
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
