@@ -1,7 +1,8 @@
-// Package client opens the filer a command names. Today only the embedded
-// filer (a directory holding a bbolt filer.db) exists; remote filers
-// (seaweedfs://, s3://) are named here so a spec for one fails with a clear
-// message instead of being mistaken for a directory.
+// Package client opens the filer a command names: a directory (or
+// dir:PATH) is the embedded filer (client/embedded), seaweedfs://host:port
+// a live SeaweedFS cluster (client/seaweedfs), s3://host[:port] any
+// S3-compatible endpoint (client/s3). A spec that names none of them is
+// ErrBadSpec, never mistaken for a directory.
 package client
 
 import (

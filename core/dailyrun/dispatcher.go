@@ -12,7 +12,7 @@ import (
 )
 
 // RetryPolicy retries transport errors only; server-side outcomes are never
-// retried in-run (design 000 § Delete failure handling).
+// retried in-run (docs/design/daily-run.md#retries).
 type RetryPolicy struct {
 	Attempts int           // total attempts; 0 means 3
 	Base     time.Duration // first backoff; 0 means 200ms, doubling per attempt

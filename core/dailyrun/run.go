@@ -1,7 +1,7 @@
 // Package dailyrun is the daily lifecycle pass: one meta-log subscription
 // fanned out to per-shard processors, recovery and steady-state walker
 // fires, identity-checked dispatch under a shared rate limiter, and
-// per-shard cursors, exactly as design 000 § Algorithm.
+// per-shard cursors, as docs/design/daily-run.md describes.
 package dailyrun
 
 import (
@@ -37,7 +37,7 @@ type Config struct {
 	Shards []int
 	// MetaLogRetention is how far back the meta-log reaches; 0 means
 	// unbounded, so the retention window is MaxEffectiveTTL and nothing is
-	// promoted to the walker (design 000 § Cursor hashes).
+	// promoted to the walker (docs/design/daily-run.md#cursor-hashes).
 	MetaLogRetention time.Duration
 	// WalkerInterval is the minimum time between steady-state walker fires
 	// per shard; 0 fires every pass.

@@ -12,7 +12,7 @@ import (
 // cursorSaveTimeout bounds a cursor save. The save uses a fresh context
 // because -runtime or Ctrl-C has usually cancelled the pass's own; saving
 // with it would drop the cursor and the next pass would replay from the
-// same floor again (design 000 § Cursor).
+// same floor again (docs/design/daily-run.md#cursor).
 const cursorSaveTimeout = 5 * time.Second
 
 // pass is the state shared by every shard of one Run.
@@ -154,13 +154,14 @@ func (p *pass) globalStart(states []*shardRun) (int64, bool) {
 	return start, ok
 }
 
-// walkerDue per design 000 § Algorithm: fire when the interval is 0, when
+// walkerDue (docs/design/daily-run.md#walker): fire when the interval is 0, when
 // no walk happened yet, or when the interval has elapsed.
 func walkerDue(lastWalkedNs int64, runNow time.Time, interval time.Duration) bool {
 	return interval == 0 || lastWalkedNs == 0 || runNow.Sub(time.Unix(0, lastWalkedNs)) >= interval
 }
 
-// runShard is design 000's runShard. Its walks were planned and started
+// runShard is one shard's part of the pass
+// (docs/design/daily-run.md#shape-of-a-pass). Its walks were planned and started
 // by startWalks (shared per view); runShard waits for its part.
 func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	res := &s.res

@@ -11,7 +11,7 @@ import (
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
-// Walk kinds, the three walker call sites of design 000 § Algorithm.
+// Walk kinds, the three ways a shard walks (docs/design/daily-run.md#walker).
 const (
 	walkRecovery    = "recovery"     // RecoveryView: cold start, rule edit, partition flip
 	walkSteadyState = "steady_state" // walk view, when walkerDue and no recovery walk this pass
@@ -41,8 +41,8 @@ func (p *pass) walkPlan(s *shardRun) string {
 }
 
 // walkGroup is one shared walk over a view for every shard that planned
-// it: each bucket is listed once per group, not once per shard (design 000
-// § Future work 2), and each due match is queued to the dispatcher of the
+// it: each bucket is listed once per group, not once per shard
+// (docs/design/daily-run.md#walker), and each due match is queued to the dispatcher of the
 // shard that owns its key, so shards still dispatch in parallel and in
 // order within a shard.
 type walkGroup struct {

@@ -1,7 +1,6 @@
 // Package decom decodes RustFS decommission durable-namespace receipts
 // (schema "v2"), following DecommissionDurableIlmReceipt in
-// crates/ecstore/src/core/pools.rs (per design 001 § Durable namespace
-// receipts during decommission). Codec only: verification of receipts
+// crates/ecstore/src/core/pools.rs (docs/design/ilm-records.md#decommission-receipt). Codec only: verification of receipts
 // against target records is later work.
 package decom
 

@@ -51,7 +51,7 @@ type Version struct {
 	Tags    map[string]string
 	// NoncurrentSinceNs is the TsNs (Unix nanoseconds) of the meta-log event
 	// that demoted this version; 0 when current or unknown (legacy entries),
-	// per design 000 § noncurrent_since.
+	// (docs/design/daily-run.md#action-kinds).
 	NoncurrentSinceNs int64
 	// RetainUntil is the Object Lock retention date; zero when none.
 	RetainUntil time.Time
@@ -128,8 +128,8 @@ type Identity struct {
 	StoreToken string
 }
 
-// Outcome is the server-side result of a LifecycleDelete, per design 000 §
-// Delete failure handling.
+// Outcome is the server-side result of a LifecycleDelete
+// (docs/design/daily-run.md#dispatch).
 type Outcome string
 
 // LifecycleDelete outcomes. Only Done, NoopResolved and SkippedObjectLock let

@@ -9,7 +9,7 @@ import (
 
 // Match is one action that applies to one version or upload. Due is when it
 // may be dispatched; the zero time means "due now" (ExpiredDeleteMarker and
-// NewerNoncurrent without NoncurrentDays, per design 000 § Action kinds).
+// NewerNoncurrent without NoncurrentDays; docs/design/daily-run.md#action-kinds).
 type Match struct {
 	Kind   ActionKind
 	RuleID string
@@ -141,9 +141,9 @@ func EvaluateUpload(r *Rule, u *filer.Upload, rnd Rounding) (Match, bool) {
 	return Match{Kind: AbortMPU, RuleID: r.ID, Due: DueAt(u.Initiated, r.AbortMPUDays, rnd)}, true
 }
 
-// noncurrentSince is when obj.Versions[idx] became noncurrent, per design
-// 000 § noncurrent_since: the demoting event's TsNs, else the successor's
-// mtime, else the version's own mtime (legacy entries).
+// noncurrentSince is when obj.Versions[idx] became noncurrent
+// (docs/design/daily-run.md#action-kinds): the demoting event's TsNs, else
+// the successor's mtime, else the version's own mtime (legacy entries).
 func noncurrentSince(obj *filer.Object, idx int) time.Time {
 	v := obj.Versions[idx]
 	switch {

@@ -1,7 +1,8 @@
 // Package metastore defines the metadata-store port ("pool") the durable
 // ILM protocols need: strong read with ETag, create-only put, ETag CAS,
-// ETag-conditional delete and paged listing (per design 001 § Durable
-// fences and write primitives). Implementations live in client/metastore.
+// ETag-conditional delete and paged listing, the write primitives RustFS's
+// durable ILM records rely on (docs/design/ilm-records.md). Implementations
+// live in client/metastore.
 package metastore
 
 import (
@@ -53,7 +54,7 @@ type Store interface {
 // ListAll pages through prefix, validating each page before fn sees any
 // of its objects: a truncated page without a continuation token, or a
 // token that does not advance, is an error and fn is not called for that
-// page (per design 001 § Non-negotiable invariants 7).
+// page (docs/design/ilm-records.md#incomplete-scans).
 func ListAll(ctx context.Context, s Store, prefix string, pageSize int, fn func([]Object) error) error {
 	token := ""
 	for {
