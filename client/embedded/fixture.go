@@ -18,6 +18,7 @@ import (
 
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
+	"github.com/ilmctl/ilmctl/internal/hint"
 )
 
 // Fixture is the JSON document LoadFixture reads. Unknown fields are
@@ -394,7 +395,7 @@ func (p *fixturePlan) write(tx *bolt.Tx, hook func(LoadPoint) error) error {
 		if _, exists, err := getBucket(tx, pb.name); err != nil {
 			return err
 		} else if exists {
-			return fmt.Errorf("bucket %q: %w; use a fresh --filer dir", pb.name, ErrBucketExists)
+			return hint.With(fmt.Errorf("bucket %q: %w", pb.name, ErrBucketExists), "load into a fresh --filer directory")
 		}
 	}
 	if err := p.assignTsNs(tx.Bucket(bktMetalog)); err != nil {

@@ -1,5 +1,6 @@
-// Package cmdutil holds what every ilmctl command shares: exit codes, the
-// -o flag, and the error type that carries an exit code to main.
+// Package cmdutil holds what every ilmctl command shares: the error kinds
+// main turns into exit codes, the -o flag, and cobra helpers that report
+// bad input as a usage error.
 package cmdutil
 
 import (
@@ -22,7 +23,22 @@ const (
 	ExitRejected = 4
 )
 
-// ExitError carries an exit code with an error message for main to print.
+// Error kinds a command returns; errors.Is matches them through any
+// wrapping, and Code maps them to exit codes. Every other error is a
+// failure (exit 1).
+var (
+	// ErrUsage: bad flags or arguments, or input the command refuses
+	// before doing any work.
+	ErrUsage = errors.New("usage error")
+	// ErrIncomplete: the pass (or scan) ran but did not finish.
+	ErrIncomplete = errors.New("incomplete")
+	// ErrRejected: the pass finished, but a bucket's lifecycle
+	// configuration was rejected.
+	ErrRejected = errors.New("configuration rejected")
+)
+
+// ExitError marks Err with the kind whose exit code is Code (ExitUsage,
+// ExitIncomplete or ExitRejected). Its message is Err's alone.
 type ExitError struct {
 	Code int
 	Err  error
@@ -31,26 +47,45 @@ type ExitError struct {
 func (e *ExitError) Error() string { return e.Err.Error() }
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// Usage wraps a bad-input error with ExitUsage.
+// Is makes errors.Is(err, ErrUsage) (and the other kinds) match an
+// ExitError of that kind's code.
+func (e *ExitError) Is(target error) bool {
+	switch target {
+	case ErrUsage:
+		return e.Code == ExitUsage
+	case ErrIncomplete:
+		return e.Code == ExitIncomplete
+	case ErrRejected:
+		return e.Code == ExitRejected
+	}
+	return false
+}
+
+// Usage is a bad-input error (ErrUsage) with a formatted message.
 func Usage(format string, args ...any) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
 }
 
-// Incomplete wraps err with ExitIncomplete.
+// Incomplete marks err as ErrIncomplete.
 func Incomplete(err error) error { return &ExitError{Code: ExitIncomplete, Err: err} }
 
-// Rejected wraps err with ExitRejected.
+// Rejected marks err as ErrRejected.
 func Rejected(err error) error { return &ExitError{Code: ExitRejected, Err: err} }
 
-// Code returns the exit code for err: ExitOK for nil, the code of an
-// ExitError, ExitFailure otherwise.
+// Code is the one table from error kinds to exit codes (README § Exit
+// codes), used by main: ExitOK for nil, then usage, incomplete and
+// rejected by errors.Is, ExitFailure for anything else. An error that is
+// several kinds at once gets the first in that order.
 func Code(err error) int {
-	if err == nil {
+	switch {
+	case err == nil:
 		return ExitOK
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return ee.Code
+	case errors.Is(err, ErrUsage):
+		return ExitUsage
+	case errors.Is(err, ErrIncomplete):
+		return ExitIncomplete
+	case errors.Is(err, ErrRejected):
+		return ExitRejected
 	}
 	return ExitFailure
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
+	"github.com/ilmctl/ilmctl/internal/hint"
 	"github.com/ilmctl/ilmctl/render"
 	"github.com/spf13/cobra"
 )
@@ -271,8 +272,8 @@ func rejected(bucketErrs []render.BucketError) error {
 	for i, be := range bucketErrs {
 		names[i] = be.Bucket
 	}
-	return fmt.Errorf("pass ok, but %d bucket(s) got no lifecycle action because their configuration was rejected: %s; fix the XML (see the messages above) and put it again",
-		len(bucketErrs), strings.Join(names, ", "))
+	return hint.With(fmt.Errorf("pass ok, but %d bucket(s) got no lifecycle action because their configuration was rejected: %s",
+		len(bucketErrs), strings.Join(names, ", ")), "fix the XML (see the messages above) and put it again")
 }
 
 // maxClockSkew is how far a real pass's clock may run ahead of the
@@ -295,8 +296,9 @@ func checkServerClock(ctx context.Context, fl client.Filer, runNow time.Time, dr
 		return time.Time{}, fmt.Errorf("read the filer's clock: %w", err)
 	}
 	if ahead := runNow.Sub(serverNow); ahead > maxClockSkew && !dryRun {
-		return time.Time{}, cmdutil.Usage("the pass clock %s is %s ahead of the filer's clock %s (at most %s allowed): a real pass dated in the future would delete early and save cursors past events the filer has not written; preview the future with --dry-run --now %s, or fix this host's clock",
-			runNow.Format(time.RFC3339), dailyrun.FormatDuration(ahead), serverNow.Format(time.RFC3339), dailyrun.FormatDuration(maxClockSkew), runNow.Format(time.RFC3339))
+		return time.Time{}, hint.With(cmdutil.Usage("the pass clock %s is %s ahead of the filer's clock %s (at most %s allowed): a real pass dated in the future would delete early and save cursors past events the filer has not written",
+			runNow.Format(time.RFC3339), dailyrun.FormatDuration(ahead), serverNow.Format(time.RFC3339), dailyrun.FormatDuration(maxClockSkew)),
+			fmt.Sprintf("preview the future with --dry-run --now %s, or fix this host's clock", runNow.Format(time.RFC3339)))
 	}
 	return serverNow, nil
 }
