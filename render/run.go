@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 )
 
@@ -20,7 +21,7 @@ type RunReport struct {
 	DurationSeconds float64       `json:"duration_seconds"`
 	Errors          int           `json:"errors"`
 	SubscribeError  string        `json:"subscribe_error,omitempty"`
-	BucketErrors    []BucketError `json:"bucket_errors"`
+	BucketErrors    []BucketErrorReport `json:"bucket_errors"`
 	// AmbiguousKeys counts the notices of kind ambiguous_layout.
 	AmbiguousKeys int            `json:"ambiguous_keys"`
 	Notices       []NoticeReport `json:"notices"`
@@ -29,9 +30,9 @@ type RunReport struct {
 	Actions       []ActionReport `json:"actions"`
 }
 
-// BucketError is a bucket whose lifecycle configuration was rejected; it
-// gets no lifecycle action this pass.
-type BucketError struct {
+// BucketErrorReport is one engine.BucketError: a bucket whose lifecycle
+// configuration was rejected; it gets no lifecycle action this pass.
+type BucketErrorReport struct {
 	Bucket string `json:"bucket"`
 	Error  string `json:"error"`
 }
@@ -107,14 +108,14 @@ type ActionReport struct {
 }
 
 // NewRunReport converts a pass result.
-func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
+func NewRunReport(r *dailyrun.Result, bucketErrs []engine.BucketError) RunReport {
 	rep := RunReport{
-		Status: r.Status(), Heartbeat: r.Heartbeat(), RunNow: r.RunNow.UTC(), DryRun: r.DryRun,
-		DurationSeconds: r.Duration.Seconds(), Errors: r.Errors(), SubscribeError: r.SubscribeErr,
-		BucketErrors: bucketErrs, Shards: []ShardReport{}, Buckets: []BucketReport{}, Actions: []ActionReport{},
+		Status: r.Status().String(), Heartbeat: r.Heartbeat(), RunNow: r.RunNow.UTC(), DryRun: r.DryRun,
+		DurationSeconds: r.Duration.Seconds(), Errors: r.Errors(), SubscribeError: errString(r.SubscribeErr),
+		BucketErrors: []BucketErrorReport{}, Shards: []ShardReport{}, Buckets: []BucketReport{}, Actions: []ActionReport{},
 	}
-	if rep.BucketErrors == nil {
-		rep.BucketErrors = []BucketError{}
+	for _, be := range bucketErrs {
+		rep.BucketErrors = append(rep.BucketErrors, BucketErrorReport{Bucket: be.Bucket, Error: errString(be.Err)})
 	}
 	rep.Notices = []NoticeReport{}
 	for _, n := range r.Notices {
@@ -130,7 +131,7 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 	}
 	for _, s := range r.Shards {
 		rep.Shards = append(rep.Shards, ShardReport{
-			Shard: s.Shard, Status: s.Status, Error: s.Err, Recovery: s.Recovery, Walk: s.Walk,
+			Shard: s.Shard, Status: s.Status.String(), Error: errString(s.Err), Recovery: s.Recovery.String(), Walk: s.Walk.String(),
 			EventsScanned: s.EventsScanned, Matches: s.Matches, Pending: s.Pending, Dispatched: s.Outcomes,
 			CursorTsNs: s.Cursor.TsNs, CursorSaved: s.CursorSaved,
 			CursorLagSeconds: seconds(r.CursorLag(s)), WalkerAgeSeconds: seconds(r.WalkerAge(s)),
@@ -160,6 +161,14 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 		rep.Buckets = append(rep.Buckets, BucketReport{Bucket: k[0], Kind: k[1], Outcomes: byBK[k]})
 	}
 	return rep
+}
+
+// errString is err's message, "" for nil (omitted from JSON).
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // NewActionReport converts one action.
@@ -304,7 +313,7 @@ func runSummary(w io.Writer, rep RunReport, oc outcomeCounter) error {
 		for o, n := range s.Dispatched {
 			total[o] += n
 		}
-		if s.Status == dailyrun.StatusOK {
+		if s.Status == dailyrun.StatusOK.String() {
 			ok++
 		}
 	}
@@ -354,7 +363,7 @@ func shardTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error 
 // shardActed reports whether a shard belongs in the default table: it
 // dispatched something, did not end ok, or dropped events.
 func shardActed(s ShardReport) bool {
-	if s.Status != dailyrun.StatusOK || s.Truncated || s.Error != "" {
+	if s.Status != dailyrun.StatusOK.String() || s.Truncated || s.Error != "" {
 		return true
 	}
 	for _, n := range s.Dispatched {

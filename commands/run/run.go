@@ -222,7 +222,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, be := range bucketErrs {
-		fmt.Fprintf(stderr, "ilmctl: bucket %s: lifecycle configuration rejected, no action taken on it: %s\n", be.Bucket, be.Error)
+		fmt.Fprintf(stderr, "ilmctl: bucket %s: lifecycle configuration rejected, no action taken on it: %v\n", be.Bucket, be.Err)
 	}
 	cfg.Store = fl
 	cfg.Snapshot = engine.CompileWith(buckets, engine.Options{Rounding: rnd, ExpiredMarkers: markers}).Snapshot()
@@ -267,7 +267,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 
 // rejected says which buckets got no action because their lifecycle
 // configuration was rejected.
-func rejected(bucketErrs []render.BucketError) error {
+func rejected(bucketErrs []engine.BucketError) error {
 	names := make([]string, len(bucketErrs))
 	for i, be := range bucketErrs {
 		names[i] = be.Bucket
@@ -363,27 +363,16 @@ func passClock(pinned bool, runNow time.Time) func() time.Time {
 	return time.Now
 }
 
-// loadRules parses every bucket's lifecycle XML. A bucket whose XML is
-// rejected gets no action (fail closed) and is reported.
-func loadRules(ctx context.Context, fl client.Filer) ([]engine.Bucket, []render.BucketError, error) {
+// loadRules lists the buckets and parses their lifecycle XML
+// (engine.ParseBuckets). A bucket whose XML is rejected gets no action
+// (fail closed) and is reported.
+func loadRules(ctx context.Context, fl client.Filer) ([]engine.Bucket, []engine.BucketError, error) {
 	bs, err := fl.ListBuckets(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list buckets: %w", err)
 	}
-	var out []engine.Bucket
-	var bad []render.BucketError
-	for _, b := range bs {
-		if b.LifecycleXML == "" {
-			continue
-		}
-		cfg, err := lifecycle.Parse([]byte(b.LifecycleXML))
-		if err != nil {
-			bad = append(bad, render.BucketError{Bucket: b.Name, Error: err.Error()})
-			continue
-		}
-		out = append(out, engine.Bucket{Name: b.Name, Versioning: b.Versioning, ObjectLock: b.ObjectLock, Rules: cfg.Rules})
-	}
-	return out, bad, nil
+	ok, bad := engine.ParseBuckets(bs)
+	return ok, bad, nil
 }
 
 // check refuses s3:// flags on other filers, where they would be ignored.

@@ -172,7 +172,7 @@ func TestSteadyWalkRemovesExpiredMarker(t *testing.T) {
 				t.Fatalf("remaining %v", got)
 			}
 			s := shardOf(res, lifecycle.ShardID("b", "old"))
-			if s.Walk != walkSteadyState || s.Recovery != "" || len(res.Actions) != 1 || res.Actions[0].Source != "walker" || res.Actions[0].Kind != lifecycle.ExpiredDeleteMarker {
+			if s.Walk != WalkSteadyState || s.Recovery != "" || len(res.Actions) != 1 || res.Actions[0].Source != "walker" || res.Actions[0].Kind != lifecycle.ExpiredDeleteMarker {
 				t.Fatalf("walk %q recovery %q actions %+v", s.Walk, s.Recovery, res.Actions)
 			}
 		})

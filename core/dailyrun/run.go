@@ -79,13 +79,25 @@ type Config struct {
 	RejectedBuckets int
 }
 
-// Shard statuses.
+// ShardStatus is how a shard's part of a pass ended
+// (docs/design/daily-run.md#head-of-line-blocking). Its String is the
+// spelling in `ilmctl run -o json` and the heartbeat's status=.
+type ShardStatus string
+
+// Shard statuses, from best to worst.
 const (
-	StatusOK        = "ok"
-	StatusHalted    = "halted"    // a dispatch ended RETRY_LATER, BLOCKED or in a transport error
-	StatusCancelled = "cancelled" // -runtime or a signal ended the pass first
-	StatusError     = "error"     // the shard could not run (corrupt cursor, listing error)
+	StatusOK        ShardStatus = "ok"
+	StatusCancelled ShardStatus = "cancelled" // -runtime or a signal ended the pass first
+	StatusHalted    ShardStatus = "halted"    // a dispatch ended RETRY_LATER, BLOCKED, STUCK or in a transport error; a key or bucket could not be read
+	StatusError     ShardStatus = "error"     // the shard could not run or save its cursor (corrupt cursor, failed save)
 )
+
+func (s ShardStatus) String() string { return string(s) }
+
+// worse reports whether s is a worse ending than t.
+func (s ShardStatus) worse(t ShardStatus) bool { return statusRank[s] > statusRank[t] }
+
+var statusRank = map[ShardStatus]int{StatusOK: 0, StatusCancelled: 1, StatusHalted: 2, StatusError: 3}
 
 // Result is what one pass did.
 type Result struct {
@@ -98,7 +110,7 @@ type Result struct {
 	// sorted by bucket and key.
 	Notices []Notice
 	// SubscribeErr is the meta-log subscription's error, if any.
-	SubscribeErr string
+	SubscribeErr error
 	// RejectedBuckets is Config.RejectedBuckets.
 	RejectedBuckets int
 }
@@ -106,10 +118,10 @@ type Result struct {
 // ShardResult is one shard's pass.
 type ShardResult struct {
 	Shard         int
-	Status        string
-	Err           string
-	Recovery      string // "", cold_start, rule_edit, partition_flip
-	Walk          string // "", recovery, steady_state, empty_replay
+	Status        ShardStatus
+	Err           error // why the shard did not end ok; nil when it did
+	Recovery      RecoveryReason
+	Walk          WalkKind
 	EventsScanned int64
 	Matches       int64 // matches found, due or not
 	Pending       int64 // matches not yet due
@@ -188,7 +200,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	if err := <-subDone; err != nil && !errors.Is(err, context.Canceled) {
-		res.SubscribeErr = err.Error()
+		res.SubscribeErr = err
 	}
 	for _, s := range states {
 		res.Shards = append(res.Shards, s.res)
@@ -230,15 +242,14 @@ func normalizeShards(in []int) ([]int, error) {
 
 // Status is the pass status for the heartbeat: ok when every shard ended
 // ok and the subscription succeeded, else the worst shard status.
-func (r *Result) Status() string {
+func (r *Result) Status() ShardStatus {
 	status := StatusOK
-	rank := map[string]int{StatusOK: 0, StatusCancelled: 1, StatusHalted: 2, StatusError: 3}
 	for _, s := range r.Shards {
-		if rank[s.Status] > rank[status] {
+		if s.Status.worse(status) {
 			status = s.Status
 		}
 	}
-	if r.SubscribeErr != "" && rank[status] < rank[StatusError] {
+	if r.SubscribeErr != nil {
 		status = StatusError
 	}
 	return status

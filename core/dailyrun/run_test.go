@@ -2,6 +2,7 @@ package dailyrun
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -135,7 +136,7 @@ func TestRunHeadOfLineBlocking(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		script    func(filer.DeleteRequest, int) (filer.Outcome, error, bool)
-		status    string
+		status    ShardStatus
 		remaining int
 		backoffs  int
 	}{
@@ -266,7 +267,7 @@ func TestRunWalkerInterval(t *testing.T) {
 	now := ts("2026-11-30T00:00:00Z")
 	for _, tc := range []struct {
 		at   time.Duration
-		walk string
+		walk WalkKind
 	}{
 		{0, "empty_replay"},
 		{30 * time.Minute, ""},
@@ -340,7 +341,7 @@ func TestRunCorruptCursorFailsClosed(t *testing.T) {
 	st.put("logs", "a.log", "v1", ts("2026-11-01T00:00:00Z"), 10)
 	st.files[CursorPath(lifecycle.ShardID("logs", "a.log"))] = []byte(`{"version":1}`)
 	res := runPass(t, context.Background(), st, snapshotOf("logs", filer.VersioningOff, expireDays("r", 1)), ts("2026-11-30T00:00:00Z"), nil)
-	if s := shardOf(res, lifecycle.ShardID("logs", "a.log")); s.Status != StatusError || !strings.Contains(s.Err, "corrupt cursor") {
+	if s := shardOf(res, lifecycle.ShardID("logs", "a.log")); s.Status != StatusError || !strings.Contains(fmt.Sprint(s.Err), "corrupt cursor") {
 		t.Fatalf("shard = %+v", s)
 	}
 	if len(st.remaining()) != 1 || res.Errors() != 1 {

@@ -97,7 +97,7 @@ type shardRun struct {
 	loadErr   error
 	queue     *shardQueue
 	res       ShardResult
-	walkPlan  string // walkRecovery, walkSteadyState, walkEmptyReplay or ""
+	walkPlan  WalkKind // "" when the shard does not walk this pass
 	walk      *walkGroup
 	// coldKeys, on a cold start, holds the keys where the recovery walk
 	// found a replay match not yet due; nil when not tracked (see
@@ -166,14 +166,14 @@ func walkerDue(lastWalkedNs int64, runNow time.Time, interval time.Duration) boo
 func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	res := &s.res
 	if s.loadErr != nil {
-		res.Status, res.Err = StatusError, s.loadErr.Error()
+		res.Status, res.Err = StatusError, s.loadErr
 		return
 	}
 	lastWalked := s.persisted.LastWalkedNs
 
 	if p.rsh == ([32]byte{}) { // pure walker: no replay-eligible rule
-		if s.walkPlan == walkEmptyReplay {
-			res.Walk = walkEmptyReplay
+		if s.walkPlan == WalkEmptyReplay {
+			res.Walk = WalkEmptyReplay
 			if err := s.awaitWalk(); err != nil {
 				p.halt(s, err)
 				return
@@ -185,9 +185,9 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	}
 
 	switch s.walkPlan {
-	case walkRecovery:
+	case WalkRecovery:
 		res.Recovery = p.recoveryReason(s)
-		res.Walk = walkRecovery
+		res.Walk = WalkRecovery
 		if err := s.awaitWalk(); err != nil {
 			// No cursor save: the next pass repeats the recovery walk.
 			p.halt(s, err)
@@ -198,8 +198,8 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 			p.save(s, p.stamp.cursor(p.floorNs(), lastWalked))
 			return
 		}
-	case walkSteadyState:
-		res.Walk = walkSteadyState
+	case WalkSteadyState:
+		res.Walk = WalkSteadyState
 		if err := s.awaitWalk(); err != nil {
 			p.halt(s, err)
 			p.save(s, s.persisted)
@@ -219,16 +219,23 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	p.save(s, p.stamp.cursor(lastOK, lastWalked))
 }
 
-// Recovery reasons (ShardResult.Recovery).
+// RecoveryReason is why a shard ran a recovery walk
+// (docs/design/daily-run.md#recovery-triggers); "" when it did not. Its
+// String is the spelling in `ilmctl run -o json` (`recovery`).
+type RecoveryReason string
+
+// Recovery reasons.
 const (
-	recoveryColdStart     = "cold_start"
-	recoveryRuleEdit      = "rule_edit"
-	recoveryPartitionFlip = "partition_flip"
+	RecoveryColdStart     RecoveryReason = "cold_start"
+	RecoveryRuleEdit      RecoveryReason = "rule_edit"
+	RecoveryPartitionFlip RecoveryReason = "partition_flip"
 )
 
-func (p *pass) recoveryReason(s *shardRun) string {
+func (r RecoveryReason) String() string { return string(r) }
+
+func (p *pass) recoveryReason(s *shardRun) RecoveryReason {
 	if !s.found {
-		return recoveryColdStart
+		return RecoveryColdStart
 	}
 	return p.stamp.changed(s.persisted)
 }
@@ -236,7 +243,7 @@ func (p *pass) recoveryReason(s *shardRun) string {
 // halt records why a shard stopped: cancelled when the pass context ended,
 // halted otherwise.
 func (p *pass) halt(s *shardRun, err error) {
-	s.res.Err = err.Error()
+	s.res.Err = err
 	s.res.Status = StatusHalted
 	if isCancel(err) {
 		s.res.Status = StatusCancelled
@@ -253,16 +260,17 @@ func (p *pass) save(s *shardRun, c Cursor) {
 	defer cancel()
 	if err := SaveCursor(ctx, p.cfg.Store, s.id, c); err != nil {
 		s.res.Status = StatusError
-		s.res.Err = joinErr(s.res.Err, err.Error())
+		s.res.Err = joinErr(s.res.Err, err)
 		return
 	}
 	s.res.CursorSaved = true
 	s.res.Cursor = c
 }
 
-func joinErr(a, b string) string {
-	if a == "" {
+// joinErr is a and b in one line, "a; b", both matchable by errors.Is.
+func joinErr(a, b error) error {
+	if a == nil {
 		return b
 	}
-	return fmt.Sprintf("%s; %s", a, b)
+	return fmt.Errorf("%w; %w", a, b)
 }

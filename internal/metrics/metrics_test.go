@@ -32,7 +32,7 @@ var (
 
 // pass is a two-shard result: shard 3 ok with a cursor and a walk, shard
 // 12 halted on a STUCK delete without either.
-func pass(status string) *dailyrun.Result {
+func pass(status dailyrun.ShardStatus) *dailyrun.Result {
 	return &dailyrun.Result{
 		RunNow:   runNow,
 		Duration: 7 * time.Second,
@@ -56,7 +56,7 @@ func record(res *dailyrun.Result, end time.Time, bucketErrs int, waits ...time.D
 	for _, w := range waits {
 		r.ObserveLimiterWait(w)
 	}
-	rep := render.RunReport{BucketErrors: make([]render.BucketError, bucketErrs)}
+	rep := render.RunReport{BucketErrors: make([]render.BucketErrorReport, bucketErrs)}
 	r.Record(res, rep, end)
 	return r
 }
