@@ -209,7 +209,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer fl.Close()
-	if err := o.s3.apply(ctx, fl, &cfg, stderr); err != nil {
+	if err := o.s3.apply(ctx, fl, stderr); err != nil {
 		return err
 	}
 
@@ -386,21 +386,14 @@ func (f s3Flags) check(filerSpec string) error {
 	return nil
 }
 
-// apply adapts the pass to a store without a meta-log and runs
-// --check-cas. A store with no meta-log (s3://) never delivers an event,
-// so the retention window is shrunk to 1ns: every replay-eligible rule is
-// then promoted to the walker, and PromotedHash in the cursor records it
-// (the promoted-rules hash, README § ilmctl run, Replay and walk).
-func (f s3Flags) apply(ctx context.Context, fl client.Filer, cfg *dailyrun.Config, stderr io.Writer) error {
-	if nm, ok := fl.(interface{ NoMetaLog() bool }); ok && nm.NoMetaLog() {
-		cfg.MetaLogRetention = time.Nanosecond
-	}
+// apply runs --check-cas on a store that can be probed
+// (filer.CASChecker). A store without a meta-log needs nothing here:
+// dailyrun.Run walks every rule on it (dailyrun.EffectiveRetention).
+func (f s3Flags) apply(ctx context.Context, fl client.Filer, stderr io.Writer) error {
 	if !f.checkCAS {
 		return nil
 	}
-	c, ok := fl.(interface {
-		CheckCAS(context.Context) (string, error)
-	})
+	c, ok := fl.(filer.CASChecker)
 	if !ok {
 		return cmdutil.Usage("--check-cas: filer %T cannot be probed", fl)
 	}

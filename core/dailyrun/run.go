@@ -37,7 +37,9 @@ type Config struct {
 	Shards []int
 	// MetaLogRetention is how far back the meta-log reaches; 0 means
 	// unbounded, so the retention window is MaxEffectiveTTL and nothing is
-	// promoted to the walker (docs/design/daily-run.md#cursor-hashes).
+	// promoted to the walker (docs/design/daily-run.md#cursor-hashes). On a
+	// store without a meta-log (filer.MetaLogless) Run uses
+	// WalkerOnlyRetention instead, whatever this says.
 	MetaLogRetention time.Duration
 	// WalkerInterval is the minimum time between steady-state walker fires
 	// per shard; 0 fires every pass.
@@ -170,6 +172,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.MetaLogRetention = EffectiveRetention(cfg.Store, cfg.MetaLogRetention)
 	started := cfg.Clock()
 	p := newPass(cfg)
 	res := &Result{RunNow: cfg.RunNow, DryRun: cfg.DryRun, RejectedBuckets: cfg.RejectedBuckets}
@@ -211,6 +214,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	sort.SliceStable(res.Actions, func(i, j int) bool { return res.Actions[i].Shard < res.Actions[j].Shard })
 	res.Duration = cfg.Clock().Sub(started)
 	return res, nil
+}
+
+// WalkerOnlyRetention is the meta-log retention a pass runs with on a store
+// that keeps no meta-log (filer.MetaLogless, e.g. s3://): shorter than any
+// rule's TTL, so every replay-eligible rule is promoted to the walker, and
+// the cursor's promoted hash records that
+// (docs/design/daily-run.md#engine-views).
+const WalkerOnlyRetention = time.Nanosecond
+
+// EffectiveRetention is the meta-log retention a pass over st runs with:
+// WalkerOnlyRetention when st has no meta-log, retention otherwise.
+func EffectiveRetention(st filer.Store, retention time.Duration) time.Duration {
+	if !filer.HasMetaLog(st) {
+		return WalkerOnlyRetention
+	}
+	return retention
 }
 
 // normalizeShards validates and sorts a shard set; nil means all shards.

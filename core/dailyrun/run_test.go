@@ -492,3 +492,38 @@ func TestColdStartReplaySkipsKeysTheWalkSettled(t *testing.T) {
 		t.Fatalf("pending shard: pending %d cursor %v", s.Pending, time.Unix(0, s.Cursor.TsNs).UTC())
 	}
 }
+
+// metaLogless is a fake store without a meta-log, as s3:// is.
+type metaLogless struct{ *fakeStore }
+
+func (metaLogless) NoMetaLog() bool { return true }
+
+// On a store without a meta-log the pass itself walks every rule: the
+// replay kinds are found by the walker (the subscription delivers
+// nothing), and
+// the cursor's promoted hash records the promotion, whatever retention
+// the caller asked for.
+func TestRunWithoutMetaLogWalksEveryRule(t *testing.T) {
+	st := newFakeStore()
+	st.addBucket("logs", filer.VersioningOff)
+	st.put("logs", "old.log", "v1", ts("2026-10-01T10:00:00Z"), 10)
+	snap := snapshotOf("logs", filer.VersioningOff, expireDays("r", 30))
+	now := ts("2026-11-30T12:00:00Z")
+	ns := &noSleep{}
+	res, err := Run(context.Background(), Config{Store: metaLogless{st}, Snapshot: snap, RunNow: now,
+		Clock: func() time.Time { return now }, Retry: RetryPolicy{Sleep: ns.sleep}, PageSize: 2,
+		MetaLogRetention: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Actions) != 1 || res.Actions[0].Source != "walker" || len(st.remaining()) != 0 {
+		t.Fatalf("actions %+v remaining %v, want the expired object deleted by a walk", res.Actions, st.remaining())
+	}
+	s := shardOf(res, lifecycle.ShardID("logs", "old.log"))
+	if want := engine.PromotedHash(snap, WalkerOnlyRetention); s.Cursor.PromotedHash != want || want == ([32]byte{}) {
+		t.Errorf("cursor promoted hash %x, want %x (every replay rule promoted)", s.Cursor.PromotedHash, want)
+	}
+	if EffectiveRetention(st, 7*day) != 7*day || EffectiveRetention(metaLogless{st}, 7*day) != WalkerOnlyRetention {
+		t.Error("EffectiveRetention: a store with a meta-log keeps the retention asked for; one without gets WalkerOnlyRetention")
+	}
+}

@@ -252,6 +252,33 @@ type ServerClock interface {
 	ServerTime(ctx context.Context) (time.Time, error)
 }
 
+// Capabilities some stores have. Each is a small interface of its own; a
+// caller asks for one with a type assertion on the Store it holds.
+
+// MetaLogless is a store that keeps no meta-log (any S3 endpoint): its
+// SubscribeMetadata delivers nothing, so replay can never find an object
+// and a pass must walk every rule (docs/design/daily-run.md#engine-views).
+type MetaLogless interface {
+	// NoMetaLog reports that the store keeps no meta-log.
+	NoMetaLog() bool
+}
+
+// HasMetaLog reports whether st keeps a meta-log a pass can replay: true
+// unless st is a MetaLogless store that says it has none.
+func HasMetaLog(st Store) bool {
+	m, ok := st.(MetaLogless)
+	return !ok || !m.NoMetaLog()
+}
+
+// CASChecker is a store that can probe whether its server honours the
+// identity condition a delete carries (If-Match on S3's DeleteObject):
+// `ilmctl run --check-cas`.
+type CASChecker interface {
+	// CheckCAS returns a one-line finding when the server honours it and
+	// an error saying what it does instead when it does not.
+	CheckCAS(ctx context.Context) (finding string, err error)
+}
+
 // MinTime and MaxTime bound the times a TsNs (int64 Unix nanoseconds, never
 // negative) can hold: 1970-01-01T00:00:00Z to 2262-04-11T23:47:16Z.
 var (
