@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/client"
+	s3store "github.com/ilmctl/ilmctl/client/s3"
+	"github.com/ilmctl/ilmctl/client/seaweedfs"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"github.com/ilmctl/ilmctl/core/engine"
@@ -203,7 +205,8 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	fl, err := client.Open(ctx, o.filer, client.Options{
 		Clock: passClock(o.now != "", runNow), MustExist: true, ReadOnly: o.dryRun,
-		S3PathStyle: o.s3.pathStyle, Region: o.s3.region, State: o.s3.state, S3GRPC: o.s3GRPC,
+		SeaweedFS: seaweedfs.Options{S3GRPC: o.s3GRPC},
+		S3:        s3store.Options{PathStyle: o.s3.pathStyle, Region: o.s3.region, State: o.s3.state},
 	})
 	if err != nil {
 		return err
