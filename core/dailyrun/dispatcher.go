@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
@@ -22,9 +23,14 @@ type RetryPolicy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// Backoff returns the wait before attempt n+1 after n failed attempts
-// (n >= 1): Base × 2^(n-1), capped at Max.
-func (r RetryPolicy) Backoff(n int) time.Duration {
+// backOff is the policy as cenkalti/backoff's exponential back-off without
+// jitter, for Attempts-1 retries while ctx lasts.
+func (r RetryPolicy) backOff(ctx context.Context) backoff.BackOff {
+	return backoff.WithContext(backoff.WithMaxRetries(r.exponential(), uint64(r.attempts()-1)), ctx)
+}
+
+// exponential is Base, doubling, capped at Max, without end.
+func (r RetryPolicy) exponential() *backoff.ExponentialBackOff {
 	base, max := r.Base, r.Max
 	if base <= 0 {
 		base = 200 * time.Millisecond
@@ -32,11 +38,20 @@ func (r RetryPolicy) Backoff(n int) time.Duration {
 	if max <= 0 {
 		max = 5 * time.Second
 	}
-	d := base
-	for i := 1; i < n && d < max; i++ {
-		d *= 2
+	return backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(base), backoff.WithMultiplier(2), backoff.WithMaxInterval(max),
+		backoff.WithRandomizationFactor(0), backoff.WithMaxElapsedTime(0))
+}
+
+// Backoff returns the wait before attempt n+1 after n failed attempts
+// (n >= 1): Base × 2^(n-1), capped at Max.
+func (r RetryPolicy) Backoff(n int) time.Duration {
+	b := r.exponential()
+	d := b.NextBackOff()
+	for i := 1; i < n; i++ {
+		d = b.NextBackOff()
 	}
-	return min(d, max)
+	return d
 }
 
 func (r RetryPolicy) attempts() int {
@@ -46,34 +61,38 @@ func (r RetryPolicy) attempts() int {
 	return r.Attempts
 }
 
-func (r RetryPolicy) sleep(ctx context.Context, d time.Duration) error {
-	if r.Sleep != nil {
-		return r.Sleep(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// sleepTimer is the backoff.Timer that waits with RetryPolicy.Sleep, the
+// injected clock tests use to record back-offs instead of sleeping.
+type sleepTimer struct {
+	ctx   context.Context
+	sleep func(ctx context.Context, d time.Duration) error
+	c     chan time.Time
 }
 
-// withRetry calls fn until it succeeds, the attempts run out, or ctx ends.
+func (t *sleepTimer) Start(d time.Duration) {
+	if t.sleep(t.ctx, d) == nil {
+		t.c <- time.Time{}
+	} // else ctx ended: the retry loop returns ctx.Err()
+}
+func (t *sleepTimer) Stop()               {}
+func (t *sleepTimer) C() <-chan time.Time { return t.c }
+
+// withRetry calls fn until it succeeds, the attempts run out, or ctx ends
+// (cenkalti/backoff's retry loop). A *filer.KeyError is a key the store
+// cannot read exactly and a cancellation ends the pass: neither is retried.
 func (p *pass) withRetry(ctx context.Context, fn func() error) error {
 	rp := p.cfg.Retry
-	var err error
-	for n := 1; ; n++ {
-		// A *filer.KeyError is a key the store cannot read exactly: asking
-		// again gives the same answer.
-		if err = fn(); err == nil || ctx.Err() != nil || isCancel(err) || filer.AsKeyError(err) != nil || n >= rp.attempts() {
-			break
-		}
-		if serr := rp.sleep(ctx, rp.Backoff(n)); serr != nil {
-			return serr
-		}
+	var timer backoff.Timer // nil: the library's time.Timer
+	if rp.Sleep != nil {
+		timer = &sleepTimer{ctx: ctx, sleep: rp.Sleep, c: make(chan time.Time, 1)}
 	}
+	err := backoff.RetryNotifyWithTimer(func() error {
+		err := fn()
+		if err != nil && (ctx.Err() != nil || isCancel(err) || filer.AsKeyError(err) != nil) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}, rp.backOff(ctx), nil, timer)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
