@@ -100,8 +100,8 @@ func TestLsNowPinsClassification(t *testing.T) {
 		got[s.Protocol+"/"+s.Classification] = s.Count
 	}
 	want := map[string]int{
-		"manual_transition/active": 4, "manual_transition/corrupt": 4, "manual_transition/operator_required": 1,
-		"manual_transition/recoverable": 4, "manual_transition/terminal": 3,
+		"manual_transition/active": 9, "manual_transition/corrupt": 8, "manual_transition/operator_required": 2,
+		"manual_transition/recoverable": 5, "manual_transition/terminal": 6,
 		"other/corrupt":              1,
 		"tier_delete_journal/active": 4, "tier_delete_journal/corrupt": 6, "tier_delete_journal/needs_source_proof": 5,
 		"tier_delete_journal/operator_required": 1, "tier_delete_journal/recoverable": 2, "tier_delete_journal/retained_ambiguous": 3,

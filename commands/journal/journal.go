@@ -383,6 +383,12 @@ work as for 'journal ls'.`,
 			{"owner", rec.Owner}, {"age", age(*rec)}, {"classification", string(rec.Classification)},
 			{"decision", string(rec.Decision)}, {"reason", rec.Reason},
 		}
+		if rec.DecidedBy != "" {
+			rows = append(rows, []string{"decided_by", rec.DecidedBy})
+		}
+		if rec.KeyFormat != "" {
+			rows = append(rows, []string{"scope_key_format", rec.KeyFormat})
+		}
 		for _, f := range fields {
 			rows = append(rows, []string{f[0], f[1]})
 		}

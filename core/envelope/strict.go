@@ -387,3 +387,20 @@ func (o *Object) StringArray(key string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// WithoutMember re-emits the compact JSON object raw without its member
+// key, keeping every other member's bytes and order. ok is false when raw
+// is not an object or has no such member.
+func WithoutMember(raw json.RawMessage, key string) (out json.RawMessage, ok bool) {
+	o, err := ParseObject("", raw)
+	if err != nil || !o.Has(key) {
+		return nil, false
+	}
+	w := NewObj()
+	for _, k := range o.order {
+		if k != key {
+			w.Raw(k, o.fields[k])
+		}
+	}
+	return w.Bytes(), true
+}

@@ -400,6 +400,32 @@ func ManualScopeDigest(bucket string, dryRun bool) string {
 	return envelope.SHA256Hex([]byte(bucket + "\x00" + mode))
 }
 
+// ManualScopeLegacyDigest is the scope key RustFS derived before admission
+// became bucket-level: SHA-256 of bucket, prefix, the tier upper-cased in
+// ASCII ("" when none) and "run" or "dry_run", separated by NUL bytes.
+// RustFS's admission conflict check still honours records under it
+// (legacy_manual_transition_scope_key in
+// crates/ecstore/src/bucket/lifecycle/manual_transition_job.rs).
+func ManualScopeLegacyDigest(bucket, prefix string, tier *string, dryRun bool) string {
+	mode := "run"
+	if dryRun {
+		mode = "dry_run"
+	}
+	return envelope.SHA256Hex([]byte(bucket + "\x00" + prefix + "\x00" + asciiUpper(deref(tier)) + "\x00" + mode))
+}
+
+// asciiUpper upper-cases ASCII letters only, as Rust's
+// str::to_ascii_uppercase does; other bytes are kept.
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - ('a' - 'A')
+		}
+	}
+	return string(b)
+}
+
 // ManualTaskKey is ilm/manual-transition/tasks/<aa>/<bb>/<job>/<task>.json.
 func ManualTaskKey(jobID, taskKey string) string {
 	j := Simple(jobID)

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,7 +201,7 @@ func buildFixtures() []fixture {
 		add("pool-a", ilmpath.ManualScopeKey(s.ScopeKey), s.Encode(), c, d)
 	}
 	done := mjob(2, "photos", manualjob.Completed, past, func(j *manualjob.Job) { j.CompletedAtUnixNanos = &j.UpdatedAtUnixNanos }, Terminal, SkipTerminal)
-	scope(done, past, Recoverable, TakeOver) // leftover scope of a terminal job: a claimant may CAS-replace it
+	scope(done, past, Terminal, SkipTerminal) // leftover scope of a terminal job: startup recovery skips it, a claimant replaces it
 	live := mjob(3, "videos", manualjob.Running, future, nil, Active, LeaveToOwner)
 	scope(live, future, Active, LeaveToOwner)
 	mjob(4, "docs", manualjob.Running, future, nil, Active, LeaveToOwner) // live lease, no scope admission
@@ -225,6 +226,65 @@ func buildFixtures() []fixture {
 	corrupt("ilm/tier-delete-journal/"+strings.ToUpper(strings.Repeat("ab", 32))+".json", []byte(enc)) // uppercase alias
 	corrupt("ilm/tier-delete-journal/extra/"+strings.Repeat("3", 64)+".json", []byte(enc))             // extra component
 	corrupt("ilm/not-a-namespace/x.json", []byte(`{}`))                                                // unregistered
+	// Manual-job parity with RustFS's readers. A job or scope whose lease
+	// expires exactly now is still live: RustFS expires a lease only when
+	// now is later than its expiry.
+	mjobID := func(id, bucket string, st manualjob.JobState, leaseEnd int64, mut func(*manualjob.Job)) *manualjob.Job {
+		j := *job
+		j.JobID, j.LeaseID = id, "e0000000-0000-4000-8000-"+id[len(id)-12:]
+		j.ScopeKey, j.Bucket, j.State, j.LeaseExpiresAtUnixNanos = ilmpath.ManualScopeDigest(bucket, false), bucket, st, leaseEnd
+		if mut != nil {
+			mut(&j)
+		}
+		return &j
+	}
+	addJob := func(j *manualjob.Job, c Classification, d Decision) {
+		add("pool-a", ilmpath.ManualJobKey(j.JobID), j.Encode(), c, d)
+	}
+	atInstant := mjobID("f1000000-0000-4000-8000-000000000001", "instant", manualjob.Running, fixtureNowNanos, nil)
+	addJob(atInstant, Active, LeaveToOwner)
+	scope(atInstant, fixtureNowNanos, Active, LeaveToOwner)
+	// A scope whose job's lease expired follows the job's takeover row.
+	expired := mjobID("f1000000-0000-4000-8000-000000000002", "expired", manualjob.Running, past, nil)
+	addJob(expired, Recoverable, TakeOver)
+	scope(expired, past, Recoverable, TakeOver)
+	// A scope under the legacy key format (bucket, prefix, upper-cased tier,
+	// run mode), as carried by a live job, is honoured like a current one.
+	legacy := mjobID("f1000000-0000-4000-8000-000000000003", "media", manualjob.Running, future, func(j *manualjob.Job) {
+		j.Prefix, j.Tier = "legacy/", sp("warm")
+		j.ScopeKey = ilmpath.ManualScopeLegacyDigest(j.Bucket, j.Prefix, j.Tier, false)
+	})
+	addJob(legacy, Active, LeaveToOwner)
+	ls := &manualjob.Scope{Schema: manualjob.JobSchema, ScopeKey: legacy.ScopeKey, JobID: legacy.JobID, LeaseID: legacy.LeaseID, OwnerID: legacy.OwnerID,
+		Bucket: legacy.Bucket, Prefix: legacy.Prefix, Tier: legacy.Tier, LeaseExpiresAtUnixNanos: future, UpdatedAtUnixNanos: past}
+	add("pool-a", ilmpath.ManualScopeKey(ls.ScopeKey), ls.Encode(), Active, LeaveToOwner)
+	// Scopes naming a job with no record: live while the scope lease is,
+	// then a leftover the next claimant replaces.
+	orphan := func(bucket string, leaseEnd int64, c Classification, d Decision) {
+		s := &manualjob.Scope{Schema: manualjob.JobSchema, ScopeKey: ilmpath.ManualScopeDigest(bucket, false), JobID: "f1000000-0000-4000-8000-0000000000ff",
+			LeaseID: "e1000000-0000-4000-8000-0000000000ff", OwnerID: "node-9", Bucket: bucket, LeaseExpiresAtUnixNanos: leaseEnd, UpdatedAtUnixNanos: past}
+		add("pool-a", ilmpath.ManualScopeKey(s.ScopeKey), s.Encode(), c, d)
+	}
+	orphan("orphan-live", fixtureNowNanos, Active, LeaveToOwner)
+	orphan("orphan-expired", past, Terminal, SkipTerminal)
+	// A scope naming a corrupt job cannot be released or replaced by RustFS.
+	badJob := mjobID("f1000000-0000-4000-8000-000000000004", "badjob", manualjob.Cancelled, past, func(j *manualjob.Job) { j.CompletedAtUnixNanos = &j.UpdatedAtUnixNanos })
+	corrupt(ilmpath.ManualJobKey(badJob.JobID), badJob.Encode()) // cancelled without cancel_requested
+	scope(badJob, past, OperatorRequired, Retain)
+	// Consistency rules RustFS's job validation applies, one refused record each.
+	for i, mut := range []func(*manualjob.Job){
+		func(j *manualjob.Job) { j.OwnerID = "  " },                                       // blank owner_id
+		func(j *manualjob.Job) { j.ScopeKey = ilmpath.ManualScopeDigest("other", false) }, // scope key of another scope
+		func(j *manualjob.Job) { j.ScopeKey = "" },                                        // empty scope key
+	} {
+		b := mjobID(fmt.Sprintf("f2000000-0000-4000-8000-%012d", i+1), "rules", manualjob.Running, future, mut)
+		corrupt(ilmpath.ManualJobKey(b.JobID), b.Encode())
+	}
+	// RustFS accepts a job checksum computed before the report gained
+	// tier_failure_by_reason.
+	old := mjobID("f1000000-0000-4000-8000-000000000005", "oldsum", manualjob.Completed, past, func(j *manualjob.Job) { j.CompletedAtUnixNanos = &j.UpdatedAtUnixNanos })
+	add("pool-a", ilmpath.ManualJobKey(old.JobID), []byte(strings.Replace(string(old.Encode()), `"scanned":3}`, `"scanned":3,"tier_failure_by_reason":{}}`, 1)), Terminal, SkipTerminal)
+
 	badTx := strings.Replace(string(fxData(fx, ilmpath.TransitionKey("d0000000-0000-4000-8000-000000000008"))), `"revision":5`, `"revision":6`, 1)
 	corrupt(ilmpath.TransitionKey("d0000000-0000-4000-8000-000000000008")[:37]+"zz/"+ilmpath.TransitionKey("d0000000-0000-4000-8000-000000000008")[40:], []byte(badTx)) // mis-sharded
 	corrupt(ilmpath.TransitionKey("d0000000-0000-4000-8000-0000000000aa"), []byte(strings.Replace(badTx, "rustfs-transition-transaction-v1", "rustfs-transition-transaction-v2", 1)))

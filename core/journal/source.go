@@ -92,14 +92,10 @@ func journalSubject(j *tierdelete.Journal) (SourceSubject, error) {
 		sub.VersionID = filer.NullVersionID
 	}
 	if s.ModTime != nil {
-		// Assumption: RustFS writes mod_time as RFC 3339 (the journal
-		// codec does not verify the serde format); anything else cannot be
-		// compared and is never treated as a match.
-		t, err := time.Parse(time.RFC3339Nano, *s.ModTime)
+		ns, err := parseModTime(*s.ModTime)
 		if err != nil {
-			return sub, fmt.Errorf("source mod_time %q is not RFC 3339", *s.ModTime)
+			return sub, err
 		}
-		ns := t.UnixNano()
 		sub.ModTimeUnixNanos = &ns
 	}
 	return sub, nil

@@ -13,6 +13,7 @@ package manualjob
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/ilmctl/ilmctl/core/envelope"
 	"github.com/ilmctl/ilmctl/core/ilmpath"
@@ -77,6 +78,13 @@ type Job struct {
 	Report                  json.RawMessage
 	QueueSnapshot           json.RawMessage
 	Error                   *string
+	// ScopeKeyFormat is the derivation ScopeKey matches (set by DecodeJob).
+	ScopeKeyFormat ScopeKeyFormat
+	// LegacyReportChecksum is set by DecodeJob when content_sha256 covers
+	// the report without tier_failure_by_reason (an older writer's
+	// checksum RustFS still accepts). Encode always writes the current
+	// checksum, so such a record does not re-encode to its stored bytes.
+	LegacyReportChecksum bool
 }
 
 func derr(proto, field string, sentinel error, format string, args ...any) error {
@@ -170,21 +178,77 @@ func DecodeJob(key string, data []byte) (*Job, error) {
 		return nil, err
 	}
 	if err := env.Verify(protoJob, j.EncodeInner()); err != nil {
+		// RustFS also accepts a checksum computed before the report gained
+		// tier_failure_by_reason: the same job with that member removed.
+		legacy, ok := envelope.WithoutMember(j.Report, "tier_failure_by_reason")
+		if !ok {
+			return nil, err
+		}
+		alt := *j
+		alt.Report = legacy
+		if env.Verify(protoJob, alt.EncodeInner()) != nil {
+			return nil, err
+		}
+		j.LegacyReportChecksum = true
+	}
+	if err := j.validate(); err != nil {
 		return nil, err
-	}
-	if !envelope.IsSHA256Hex(j.ScopeKey) {
-		return nil, derr(protoJob, "scope_key", envelope.ErrIdentity, "want a lowercase SHA-256 digest")
-	}
-	if j.Bucket == "" || j.OwnerID == "" {
-		return nil, derr(protoJob, "bucket", envelope.ErrIdentity, "bucket and owner_id must be non-empty")
-	}
-	if j.State == Running && j.CompletedAtUnixNanos != nil {
-		return nil, derr(protoJob, "completed_at_unix_nanos", envelope.ErrIllegalState, "a running job has no completion time")
 	}
 	if want := ilmpath.ManualJobKey(j.JobID); key != want {
 		return nil, derr(protoJob, "", envelope.ErrPath, "stored at %q, payload belongs at %q", key, want)
 	}
 	return j, nil
+}
+
+// validate applies ManualTransitionJobRecord::validate's consistency rules
+// (crates/ecstore/src/bucket/lifecycle/manual_transition_job.rs), then
+// ilmctl's scope-key rule: the scope key must be one RustFS derives for
+// the job's own bucket, prefix, tier and run mode (ScopeKeyFormat).
+func (j *Job) validate() error {
+	switch {
+	case j.ScopeKey == "":
+		return derr(protoJob, "scope_key", envelope.ErrIdentity, "scope_key is empty")
+	case j.Bucket == "":
+		return derr(protoJob, "bucket", envelope.ErrIdentity, "bucket is empty")
+	case strings.TrimSpace(j.OwnerID) == "":
+		return derr(protoJob, "owner_id", envelope.ErrIdentity, "owner_id is empty")
+	case j.CompletedAtUnixNanos != nil && !j.State.Terminal():
+		return derr(protoJob, "completed_at_unix_nanos", envelope.ErrIllegalState, "non-terminal job has a completion time")
+	case j.State == Cancelled && !j.CancelRequested:
+		return derr(protoJob, "cancel_requested", envelope.ErrIllegalState, "cancelled job is missing its cancel request")
+	}
+	j.ScopeKeyFormat = ScopeKeyFormatOf(j.ScopeKey, j.Bucket, j.Prefix, j.Tier, j.DryRun)
+	if j.ScopeKeyFormat == "" {
+		return derr(protoJob, "scope_key", envelope.ErrIdentity, "scope key is neither the current nor the legacy digest of the job's scope")
+	}
+	return nil
+}
+
+// ScopeKeyFormat names which RustFS derivation produced a scope key.
+type ScopeKeyFormat string
+
+// Scope key formats RustFS readers accept.
+const (
+	// ScopeKeyCurrent: SHA-256 of bucket, NUL, then "run" or "dry_run"
+	// (ilmpath.ManualScopeDigest).
+	ScopeKeyCurrent ScopeKeyFormat = "current"
+	// ScopeKeyLegacy: the pre-bucket-level form, SHA-256 of bucket,
+	// prefix, ASCII-upper-cased tier and run mode, NUL-separated
+	// (ilmpath.ManualScopeLegacyDigest). RustFS's admission conflict check
+	// still honours live jobs and admissions under it.
+	ScopeKeyLegacy ScopeKeyFormat = "legacy"
+)
+
+// ScopeKeyFormatOf returns the derivation scopeKey matches for the given
+// scope, or "" when it matches none.
+func ScopeKeyFormatOf(scopeKey, bucket, prefix string, tier *string, dryRun bool) ScopeKeyFormat {
+	switch scopeKey {
+	case ilmpath.ManualScopeDigest(bucket, dryRun):
+		return ScopeKeyCurrent
+	case ilmpath.ManualScopeLegacyDigest(bucket, prefix, tier, dryRun):
+		return ScopeKeyLegacy
+	}
+	return ""
 }
 
 func rawObject(o *envelope.Object, key string) (json.RawMessage, error) {
@@ -224,9 +288,9 @@ func (j *Job) EncodeInner() []byte {
 // Encode seals the job.
 func (j *Job) Encode() []byte { return envelope.Seal(JobSchema, "job", j.EncodeInner()) }
 
-// Scope is ManualTransitionScopeAdmission. Assumption: the scope record is
-// stored as plain JSON carrying its own schema field (the job schema), not
-// in a checksum envelope; RustFS's scope encoder was not read.
+// Scope is ManualTransitionScopeAdmission, stored as plain JSON (serde's
+// to_vec of the struct, no checksum envelope) carrying the job schema in
+// its own schema field.
 type Scope struct {
 	Schema                  string
 	ScopeKey                string
@@ -239,6 +303,8 @@ type Scope struct {
 	DryRun                  bool
 	LeaseExpiresAtUnixNanos int64
 	UpdatedAtUnixNanos      int64
+	// KeyFormat is the derivation ScopeKey matches (set by DecodeScope).
+	KeyFormat ScopeKeyFormat
 }
 
 const protoScope = "manual_transition_scope"
@@ -292,11 +358,17 @@ func DecodeScope(key string, data []byte) (*Scope, error) {
 	if s.UpdatedAtUnixNanos, err = o.Int("updated_at_unix_nanos"); err != nil {
 		return nil, err
 	}
-	if s.Bucket == "" || s.OwnerID == "" {
-		return nil, derr(protoScope, "bucket", envelope.ErrIdentity, "bucket and owner_id must be non-empty")
+	// ManualTransitionScopeAdmission::validate, then the derivation rule.
+	switch {
+	case s.ScopeKey == "":
+		return nil, derr(protoScope, "scope_key", envelope.ErrIdentity, "scope_key is empty")
+	case s.Bucket == "":
+		return nil, derr(protoScope, "bucket", envelope.ErrIdentity, "bucket is empty")
+	case strings.TrimSpace(s.OwnerID) == "":
+		return nil, derr(protoScope, "owner_id", envelope.ErrIdentity, "owner_id is empty")
 	}
-	if s.ScopeKey != ilmpath.ManualScopeDigest(s.Bucket, s.DryRun) {
-		return nil, derr(protoScope, "scope_key", envelope.ErrIdentity, "scope key is not the digest of bucket and run mode")
+	if s.KeyFormat = ScopeKeyFormatOf(s.ScopeKey, s.Bucket, s.Prefix, s.Tier, s.DryRun); s.KeyFormat == "" {
+		return nil, derr(protoScope, "scope_key", envelope.ErrIdentity, "scope key is neither the current nor the legacy digest of bucket, prefix, tier and run mode")
 	}
 	if want := ilmpath.ManualScopeKey(s.ScopeKey); key != want {
 		return nil, derr(protoScope, "", envelope.ErrPath, "stored at %q, payload belongs at %q", key, want)
@@ -387,7 +459,7 @@ func DecodeTask(key string, data []byte) (*Task, error) {
 	if t.Schema != TaskSchema {
 		return nil, derr(protoTask, "schema", envelope.ErrSchema, "inner schema %q", t.Schema)
 	}
-	if !envelope.IsSHA256Hex(t.TaskKey) || t.Bucket == "" || t.Object == "" || t.StorageClass == "" || (t.Size != nil && *t.Size < 0) {
+	if !envelope.IsSHA256Hex(t.TaskKey) || t.Bucket == "" || t.Object == "" || strings.TrimSpace(t.StorageClass) == "" || (t.Size != nil && *t.Size < 0) {
 		return nil, derr(protoTask, "task_key", envelope.ErrIdentity, "task key, bucket, object, storage class or size invalid")
 	}
 	if want := ilmpath.ManualTaskKey(t.JobID, t.TaskKey); key != want {

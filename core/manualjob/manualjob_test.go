@@ -9,49 +9,11 @@ import (
 
 	"github.com/ilmctl/ilmctl/core/envelope"
 	"github.com/ilmctl/ilmctl/core/ilmpath"
+	"github.com/ilmctl/ilmctl/internal/codectest"
 )
 
 func sp(s string) *string { return &s }
 func ip(i int64) *int64   { return &i }
-
-// decodeCase is one input to a decoder: want nil means it must decode and
-// re-encode to the same bytes.
-type decodeCase struct {
-	name string
-	key  string
-	data []byte
-	want error
-}
-
-// run checks every case against decode, which returns the decoded record's
-// canonical encoding.
-func run(t *testing.T, cases []decodeCase, decode func(key string, data []byte) ([]byte, error)) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			enc, err := decode(c.key, c.data)
-			if c.want == nil {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if string(enc) != string(c.data) {
-					t.Fatalf("re-encoding differs\n got %s\nwant %s", enc, c.data)
-				}
-				return
-			}
-			var de *envelope.DecodeError
-			if !errors.Is(err, c.want) || !errors.As(err, &de) {
-				t.Fatalf("got %v, want a *DecodeError matching %v", err, c.want)
-			}
-		})
-	}
-}
-
-// innerWith seals inner bytes edited by replacing old with new (a valid
-// checksum over an invalid record).
-func innerWith(schema, innerKey string, inner []byte, old, new string) []byte {
-	return envelope.Seal(schema, innerKey, []byte(strings.Replace(string(inner), old, new, 1)))
-}
 
 func sampleJob() *Job {
 	return &Job{JobID: "f0000000-0000-4000-8000-000000000001", ScopeKey: ilmpath.ManualScopeDigest("photos", false), Bucket: "photos",
@@ -66,7 +28,7 @@ func TestDecodeJob(t *testing.T) {
 	good := j.Encode()
 	mut := func(f func(*Job)) []byte { c := *j; f(&c); return c.Encode() }
 	inner := j.EncodeInner()
-	run(t, []decodeCase{
+	codectest.Run(t, []codectest.Case{
 		{"valid running", key, good, nil},
 		{"valid terminal with optional members", key, mut(func(c *Job) {
 			c.State, c.CompletedAtUnixNanos, c.ScanCompleted, c.MaxObjects, c.Error = Partial, ip(30), true, new(uint64), sp("tier offline")
@@ -78,15 +40,15 @@ func TestDecodeJob(t *testing.T) {
 		{"bad checksum", key, []byte(strings.Replace(string(good), `"scanned":3`, `"scanned":4`, 1)), envelope.ErrChecksum},
 		{"checksum not hex", key, []byte(strings.Replace(string(good), envelope.SHA256Hex(inner), strings.Repeat("Z", 64), 1)), envelope.ErrChecksum},
 		{"unknown outer field", key, []byte(strings.Replace(string(good), `{"schema"`, `{"x":1,"schema"`, 1)), envelope.ErrUnknownField},
-		{"unknown inner field", key, innerWith(JobSchema, "job", inner, `{"job_id"`, `{"x":1,"job_id"`), envelope.ErrUnknownField},
-		{"duplicate field", key, innerWith(JobSchema, "job", inner, `"bucket":"photos"`, `"bucket":"photos","bucket":"photos"`), envelope.ErrDuplicateField},
-		{"missing tier", key, innerWith(JobSchema, "job", inner, `"tier":"WARM",`, ``), envelope.ErrMissingField},
-		{"missing owner", key, innerWith(JobSchema, "job", inner, `"owner_id":"node-1",`, ``), envelope.ErrMissingField},
+		{"unknown inner field", key, codectest.SealEdited(JobSchema, "job", inner, `{"job_id"`, `{"x":1,"job_id"`), envelope.ErrUnknownField},
+		{"duplicate field", key, codectest.SealEdited(JobSchema, "job", inner, `"bucket":"photos"`, `"bucket":"photos","bucket":"photos"`), envelope.ErrDuplicateField},
+		{"missing tier", key, codectest.SealEdited(JobSchema, "job", inner, `"tier":"WARM",`, ``), envelope.ErrMissingField},
+		{"missing owner", key, codectest.SealEdited(JobSchema, "job", inner, `"owner_id":"node-1",`, ``), envelope.ErrMissingField},
 		{"nil job id", ilmpath.ManualJobKey(envelope.NilUUID), mut(func(c *Job) { c.JobID = envelope.NilUUID }), envelope.ErrNilUUID},
 		{"uppercase lease id", key, mut(func(c *Job) { c.LeaseID = strings.ToUpper(c.LeaseID) }), envelope.ErrWrongType},
 		{"unknown state", key, mut(func(c *Job) { c.State = "paused" }), envelope.ErrIllegalState},
 		{"running with completion time", key, mut(func(c *Job) { c.CompletedAtUnixNanos = ip(30) }), envelope.ErrIllegalState},
-		{"report not an object", key, innerWith(JobSchema, "job", inner, `"report":{"bucket":"photos","scanned":3}`, `"report":[]`), envelope.ErrWrongType},
+		{"report not an object", key, codectest.SealEdited(JobSchema, "job", inner, `"report":{"bucket":"photos","scanned":3}`, `"report":[]`), envelope.ErrWrongType},
 		{"scope key not a digest", key, mut(func(c *Job) { c.ScopeKey = "photos" }), envelope.ErrIdentity},
 		{"empty bucket", key, mut(func(c *Job) { c.Bucket = "" }), envelope.ErrIdentity},
 		{"uppercase alias path", strings.Replace(key, "f0/00/f0", "F0/00/F0", 1), good, envelope.ErrPath},
@@ -112,7 +74,7 @@ func TestDecodeScope(t *testing.T) {
 	key := ilmpath.ManualScopeKey(s.ScopeKey)
 	good := string(s.Encode())
 	mut := func(f func(*Scope)) []byte { c := *s; f(&c); return c.Encode() }
-	run(t, []decodeCase{
+	codectest.Run(t, []codectest.Case{
 		{"valid", key, []byte(good), nil},
 		{"valid dry run without tier", ilmpath.ManualScopeKey(ilmpath.ManualScopeDigest("photos", true)), mut(func(c *Scope) {
 			c.DryRun, c.Tier, c.ScopeKey = true, nil, ilmpath.ManualScopeDigest("photos", true)
@@ -147,7 +109,7 @@ func TestDecodeTask(t *testing.T) {
 	good := tk.Encode()
 	inner := tk.EncodeInner()
 	mut := func(f func(*Task)) []byte { c := *tk; f(&c); return c.Encode() }
-	run(t, []decodeCase{
+	codectest.Run(t, []codectest.Case{
 		{"valid", key, good, nil},
 		{"valid with version identity", key, mut(func(c *Task) {
 			c.VersionID, c.ETag, c.ModTimeUnixNanos, c.Size, c.IsLatest = sp("11111111-2222-4333-8444-555555555555"), sp("abc"), ip(7), ip(42), new(bool)
@@ -155,8 +117,8 @@ func TestDecodeTask(t *testing.T) {
 		{"wrong envelope schema", key, []byte(strings.Replace(string(good), `"schema":"`+TaskSchema+`","content`, `"schema":"`+ResultSchema+`","content`, 1)), envelope.ErrSchema},
 		{"wrong inner schema", key, mut(func(c *Task) { c.Schema = JobSchema }), envelope.ErrSchema},
 		{"bad checksum", key, []byte(strings.Replace(string(good), `"queued_at_unix_nanos":50`, `"queued_at_unix_nanos":51`, 1)), envelope.ErrChecksum},
-		{"unknown inner field", key, innerWith(TaskSchema, "record", inner, `{"schema"`, `{"x":1,"schema"`), envelope.ErrUnknownField},
-		{"missing version_id", key, innerWith(TaskSchema, "record", inner, `"version_id":null,`, ``), envelope.ErrMissingField},
+		{"unknown inner field", key, codectest.SealEdited(TaskSchema, "record", inner, `{"schema"`, `{"x":1,"schema"`), envelope.ErrUnknownField},
+		{"missing version_id", key, codectest.SealEdited(TaskSchema, "record", inner, `"version_id":null,`, ``), envelope.ErrMissingField},
 		{"nil version id", key, mut(func(c *Task) { c.VersionID = sp(envelope.NilUUID) }), envelope.ErrNilUUID},
 		{"negative size", key, mut(func(c *Task) { c.Size = ip(-1) }), envelope.ErrIdentity},
 		{"empty storage class", key, mut(func(c *Task) { c.StorageClass = "" }), envelope.ErrIdentity},
@@ -183,16 +145,16 @@ func TestDecodeResult(t *testing.T) {
 	good := r.Encode()
 	inner := r.EncodeInner()
 	mut := func(f func(*Result)) []byte { c := *r; f(&c); return c.Encode() }
-	run(t, []decodeCase{
+	codectest.Run(t, []codectest.Case{
 		{"valid completed", key, good, nil},
 		{"valid tier failure", key, mut(func(c *Result) { c.Result, c.FailureReason = OutcomeTierFailure, sp("slow_down") }), nil},
 		{"wrong inner schema", key, mut(func(c *Result) { c.Schema = TaskSchema }), envelope.ErrSchema},
 		{"bad checksum", key, []byte(strings.Replace(string(good), `"completed_at_unix_nanos":60`, `"completed_at_unix_nanos":61`, 1)), envelope.ErrChecksum},
-		{"unknown inner field", key, innerWith(ResultSchema, "record", inner, `{"schema"`, `{"x":1,"schema"`), envelope.ErrUnknownField},
-		{"missing result", key, innerWith(ResultSchema, "record", inner, `"result":"completed",`, ``), envelope.ErrMissingField},
+		{"unknown inner field", key, codectest.SealEdited(ResultSchema, "record", inner, `{"schema"`, `{"x":1,"schema"`), envelope.ErrUnknownField},
+		{"missing result", key, codectest.SealEdited(ResultSchema, "record", inner, `"result":"completed",`, ``), envelope.ErrMissingField},
 		{"unknown outcome", key, mut(func(c *Result) { c.Result = "skipped" }), envelope.ErrIllegalState},
 		{"unknown failure reason", key, mut(func(c *Result) { c.Result, c.FailureReason = OutcomeTierFailure, sp("exploded") }), envelope.ErrIllegalState},
-		{"completion time not an integer", key, innerWith(ResultSchema, "record", inner, `"completed_at_unix_nanos":60`, `"completed_at_unix_nanos":"60"`), envelope.ErrWrongType},
+		{"completion time not an integer", key, codectest.SealEdited(ResultSchema, "record", inner, `"completed_at_unix_nanos":60`, `"completed_at_unix_nanos":"60"`), envelope.ErrWrongType},
 		{"nil job id", ilmpath.ManualResultKey(envelope.NilUUID, r.TaskKey), mut(func(c *Result) { c.JobID = envelope.NilUUID }), envelope.ErrNilUUID},
 		{"task key not a digest", key, mut(func(c *Result) { c.TaskKey = "cat" }), envelope.ErrIdentity},
 		{"stored as a task", ilmpath.ManualTaskKey(r.JobID, r.TaskKey), good, envelope.ErrPath},
@@ -222,6 +184,9 @@ func TestFixturesRoundTrip(t *testing.T) {
 			r, err := DecodeJob(k, b)
 			if err != nil {
 				return nil, err
+			}
+			if r.LegacyReportChecksum {
+				return b, nil // re-encoding writes the current checksum
 			}
 			return r.Encode(), nil
 		},
@@ -270,8 +235,8 @@ func TestFixturesRoundTrip(t *testing.T) {
 			return nil
 		})
 	}
-	if good["jobs"] != 6 || good["scopes"] != 2 || good["tasks"] != 3 || good["results"] != 1 {
-		t.Fatalf("valid fixtures %v; want 6 jobs, 2 scopes, 3 tasks, 1 result (run go test ./core/journal -run TestFixturesClassify -update)", good)
+	if good["jobs"] != 10 || good["scopes"] != 8 || good["tasks"] != 3 || good["results"] != 1 {
+		t.Fatalf("valid fixtures %v; want 10 jobs, 8 scopes, 3 tasks, 1 result (run go test ./core/journal -run TestFixturesClassify -update)", good)
 	}
 }
 
@@ -289,4 +254,59 @@ func FuzzDecodeManual(f *testing.F) {
 		_, _ = DecodeTask("k", b)
 		_, _ = DecodeResult("k", b)
 	})
+}
+
+// TestRustFSValidationRules: each consistency rule RustFS's validate()
+// applies to a job or scope admission refuses exactly one record here, and
+// the two accepted scope-key derivations are reported.
+func TestRustFSValidationRules(t *testing.T) {
+	tier := "warm"
+	base := Job{JobID: "aa000000-0000-4000-8000-000000000001", Bucket: "media", Prefix: "p/", Tier: &tier, OwnerID: "node-1",
+		LeaseID: "ab000000-0000-4000-8000-000000000001", LeaseExpiresAtUnixNanos: 10, State: Running, CreatedAtUnixNanos: 1, UpdatedAtUnixNanos: 2,
+		Report: []byte(`{}`), QueueSnapshot: []byte(`{}`)}
+	base.ScopeKey = ilmpath.ManualScopeDigest("media", false)
+	done := int64(3)
+	for _, tc := range []struct {
+		name   string
+		mut    func(*Job)
+		format ScopeKeyFormat // "" = refused
+	}{
+		{"current scope key", func(*Job) {}, ScopeKeyCurrent},
+		{"legacy scope key", func(j *Job) { j.ScopeKey = ilmpath.ManualScopeLegacyDigest("media", "p/", &tier, false) }, ScopeKeyLegacy},
+		{"legacy key of another tier spelling is still upper-cased", func(j *Job) {
+			up := "WARM"
+			j.ScopeKey = ilmpath.ManualScopeLegacyDigest("media", "p/", &up, false)
+		}, ScopeKeyLegacy},
+		{"dry-run key on a real run", func(j *Job) { j.ScopeKey = ilmpath.ManualScopeDigest("media", true) }, ""},
+		{"empty scope key", func(j *Job) { j.ScopeKey = "" }, ""},
+		{"blank owner", func(j *Job) { j.OwnerID = " \t" }, ""},
+		{"running job with a completion time", func(j *Job) { j.CompletedAtUnixNanos = &done }, ""},
+		{"cancelled without cancel_requested", func(j *Job) { j.State, j.CompletedAtUnixNanos = Cancelled, &done }, ""},
+		{"cancelled with cancel_requested", func(j *Job) { j.State, j.CompletedAtUnixNanos, j.CancelRequested = Cancelled, &done, true }, ScopeKeyCurrent},
+	} {
+		j := base
+		tc.mut(&j)
+		got, err := DecodeJob(ilmpath.ManualJobKey(j.JobID), j.Encode())
+		switch {
+		case tc.format == "" && err == nil:
+			t.Errorf("%s: accepted, want refused", tc.name)
+		case tc.format != "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.format != "" && got.ScopeKeyFormat != tc.format:
+			t.Errorf("%s: scope key format %q, want %q", tc.name, got.ScopeKeyFormat, tc.format)
+		}
+		s := Scope{Schema: JobSchema, ScopeKey: j.ScopeKey, JobID: j.JobID, LeaseID: j.LeaseID, OwnerID: j.OwnerID, Bucket: j.Bucket,
+			Prefix: j.Prefix, Tier: j.Tier, LeaseExpiresAtUnixNanos: 10, UpdatedAtUnixNanos: 2}
+		if j.ScopeKey == "" || !envelope.IsSHA256Hex(j.ScopeKey) {
+			continue // no scope path exists for it
+		}
+		gs, err := DecodeScope(ilmpath.ManualScopeKey(s.ScopeKey), s.Encode())
+		scopeOK := tc.format != "" || tc.name == "running job with a completion time" || tc.name == "cancelled without cancel_requested"
+		switch {
+		case scopeOK && err != nil:
+			t.Errorf("scope %s: refused: %v", tc.name, err)
+		case !scopeOK && err == nil:
+			t.Errorf("scope %s: accepted as %q, want refused", tc.name, gs.KeyFormat)
+		}
+	}
 }

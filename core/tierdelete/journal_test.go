@@ -1,58 +1,42 @@
 package tierdelete
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ilmctl/ilmctl/core/envelope"
+	"github.com/ilmctl/ilmctl/internal/codectest"
 )
 
 func TestDecodeJournalStrict(t *testing.T) {
 	bi := "[" + strings.TrimSuffix(strings.Repeat("1,", 32), ",") + "]"
-	cases := []struct {
-		name string
-		in   string
-		want error // nil means decodes
-	}{
-		{"v1 legacy no backend member", `{"version":1,"obj_name":"o","version_id":"v","tier_name":"T"}`, nil},
-		{"v1 backend null", `{"version":1,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":null}`, nil},
-		{"v2", `{"version":2,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":` + bi + `}`, nil},
-		{"v2 missing backend", `{"version":2,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":null}`, envelope.ErrMissingField},
-		{"v3 needs exact", `{"version":3,"obj_name":"o","version_id":"v","tier_name":"T","backend_identity":` + bi + `}`, envelope.ErrVersionState},
-		{"v4 inconsistent", `{"version":4,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":` + bi + `,"version_state":"exact"}`, envelope.ErrVersionState},
-		{"v4 suspended null", `{"version":4,"obj_name":"o","version_id":"null","tier_name":"T","backend_identity":` + bi + `,"version_id_exact":true,"version_state":"suspended-null"}`, nil},
-		{"v5 missing source", `{"version":5,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":` + bi + `,"version_state":"known-disabled","state":"Prepared"}`, envelope.ErrMissingField},
-		{"v5 bad state", `{"version":5,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":` + bi + `,"version_state":"known-disabled","state":"Done","source":{}}`, envelope.ErrIllegalState},
-		{"v5 dispatch not allowed", `{"version":5,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":` + bi + `,"version_state":"known-disabled","state":"Prepared","source":{},"dispatch":{}}`, envelope.ErrFieldNotAllowed},
-		{"unknown field", `{"version":1,"obj_name":"o","version_id":"","tier_name":"T","x":1}`, envelope.ErrUnknownField},
-		{"case alias field", `{"VERSION":1,"obj_name":"o","version_id":"","tier_name":"T"}`, envelope.ErrUnknownField},
-		{"duplicate field", `{"version":1,"version":1,"obj_name":"o","version_id":"","tier_name":"T"}`, envelope.ErrDuplicateField},
-		{"v7", `{"version":7,"obj_name":"o","version_id":"","tier_name":"T"}`, envelope.ErrUnsupportedVersion},
-		{"null string", `{"version":1,"obj_name":null,"version_id":"","tier_name":"T"}`, envelope.ErrWrongType},
-		{"empty object", `{"version":1,"obj_name":"","version_id":"","tier_name":"T"}`, envelope.ErrIdentity},
-		{"trailing", `{"version":1,"obj_name":"o","version_id":"","tier_name":"T"} x`, envelope.ErrMalformed},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			j, err := DecodeJournal([]byte(c.in))
-			if c.want == nil {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := string(j.Encode()); got != c.in {
-					t.Fatalf("re-encode\n got %s\nwant %s", got, c.in)
-				}
-				return
-			}
-			var de *envelope.DecodeError
-			if !errors.Is(err, c.want) || !errors.As(err, &de) {
-				t.Fatalf("got %v, want %v", err, c.want)
-			}
-		})
-	}
+	codectest.Run(t, []codectest.Case{
+		{"v1 legacy no backend member", "", []byte(`{"version":1,"obj_name":"o","version_id":"v","tier_name":"T"}`), nil},
+		{"v1 backend null", "", []byte(`{"version":1,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":null}`), nil},
+		{"v2", "", []byte(`{"version":2,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":` + bi + `}`), nil},
+		{"v2 missing backend", "", []byte(`{"version":2,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":null}`), envelope.ErrMissingField},
+		{"v3 needs exact", "", []byte(`{"version":3,"obj_name":"o","version_id":"v","tier_name":"T","backend_identity":` + bi + `}`), envelope.ErrVersionState},
+		{"v4 inconsistent", "", []byte(`{"version":4,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":` + bi + `,"version_state":"exact"}`), envelope.ErrVersionState},
+		{"v4 suspended null", "", []byte(`{"version":4,"obj_name":"o","version_id":"null","tier_name":"T","backend_identity":` + bi + `,"version_id_exact":true,"version_state":"suspended-null"}`), nil},
+		{"v5 missing source", "", []byte(`{"version":5,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":` + bi + `,"version_state":"known-disabled","state":"Prepared"}`), envelope.ErrMissingField},
+		{"v5 bad state", "", []byte(`{"version":5,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":` + bi + `,"version_state":"known-disabled","state":"Done","source":{}}`), envelope.ErrIllegalState},
+		{"v5 dispatch not allowed", "", []byte(`{"version":5,"obj_name":"o","version_id":"","tier_name":"T","backend_identity":` + bi + `,"version_state":"known-disabled","state":"Prepared","source":{},"dispatch":{}}`), envelope.ErrFieldNotAllowed},
+		{"unknown field", "", []byte(`{"version":1,"obj_name":"o","version_id":"","tier_name":"T","x":1}`), envelope.ErrUnknownField},
+		{"case alias field", "", []byte(`{"VERSION":1,"obj_name":"o","version_id":"","tier_name":"T"}`), envelope.ErrUnknownField},
+		{"duplicate field", "", []byte(`{"version":1,"version":1,"obj_name":"o","version_id":"","tier_name":"T"}`), envelope.ErrDuplicateField},
+		{"v7", "", []byte(`{"version":7,"obj_name":"o","version_id":"","tier_name":"T"}`), envelope.ErrUnsupportedVersion},
+		{"null string", "", []byte(`{"version":1,"obj_name":null,"version_id":"","tier_name":"T"}`), envelope.ErrWrongType},
+		{"empty object", "", []byte(`{"version":1,"obj_name":"","version_id":"","tier_name":"T"}`), envelope.ErrIdentity},
+		{"trailing", "", []byte(`{"version":1,"obj_name":"o","version_id":"","tier_name":"T"} x`), envelope.ErrMalformed},
+	}, func(_ string, b []byte) ([]byte, error) {
+		j, err := DecodeJournal(b)
+		if err != nil {
+			return nil, err
+		}
+		return j.Encode(), nil
+	})
 }
 
 func TestSerdeStringEscaping(t *testing.T) {

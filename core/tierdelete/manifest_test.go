@@ -1,12 +1,12 @@
 package tierdelete
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/ilmctl/ilmctl/core/envelope"
 	"github.com/ilmctl/ilmctl/core/ilmpath"
+	"github.com/ilmctl/ilmctl/internal/codectest"
 )
 
 const (
@@ -29,35 +29,6 @@ func sampleManifest() *Manifest {
 		JournalNames: names, JournalSetSHA256: ilmpath.JournalSetSHA256(names), JournalCount: 3, TopologyGeneration: testTopo, State: DispatchAuthorized}
 }
 
-type codecCase struct {
-	name string
-	key  string
-	data []byte
-	want error // nil: decodes and re-encodes to the same bytes
-}
-
-func checkCases(t *testing.T, cases []codecCase, decode func(key string, b []byte) ([]byte, error)) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			enc, err := decode(c.key, c.data)
-			if c.want == nil {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if string(enc) != string(c.data) {
-					t.Fatalf("re-encoding differs\n got %s\nwant %s", enc, c.data)
-				}
-				return
-			}
-			var de *envelope.DecodeError
-			if !errors.Is(err, c.want) || !errors.As(err, &de) {
-				t.Fatalf("got %v, want a *DecodeError matching %v", err, c.want)
-			}
-		})
-	}
-}
-
 func TestDecodeManifest(t *testing.T) {
 	m := sampleManifest()
 	root, chunk := m.RootKey(), m.ChunkKey()
@@ -65,7 +36,7 @@ func TestDecodeManifest(t *testing.T) {
 	mut := func(f func(*Manifest)) []byte { c := *m; f(&c); return c.Encode() }
 	edit := func(old, new string) []byte { return []byte(strings.Replace(good, old, new, 1)) }
 	other := memberNames("a0000000-0000-4000-8000-000000000002", 1)
-	cases := []codecCase{
+	cases := []codectest.Case{
 		{"valid single dispatch", root, []byte(good), nil},
 		{"valid chunk child", chunk, []byte(good), nil},
 		{"valid empty set", root, mut(func(c *Manifest) {
@@ -108,9 +79,9 @@ func TestDecodeManifest(t *testing.T) {
 		for i := 0; i <= ilmpath.MaxManifestJournals; i++ {
 			big = append(big, "ilm/tier-delete-journal-v6/"+ilmpath.Simple(testOp)+"/"+envelope.SHA256Hex([]byte{byte(i), byte(i >> 8), byte(i >> 16)})+".json")
 		}
-		cases = append(cases, codecCase{"over 200,000 names", root, mut(func(c *Manifest) { c.JournalNames, c.JournalCount = big, uint64(len(big)) }), envelope.ErrTooLarge})
+		cases = append(cases, codectest.Case{"over 200,000 names", root, mut(func(c *Manifest) { c.JournalNames, c.JournalCount = big, uint64(len(big)) }), envelope.ErrTooLarge})
 	}
-	checkCases(t, cases, func(k string, b []byte) ([]byte, error) {
+	codectest.Run(t, cases, func(k string, b []byte) ([]byte, error) {
 		d, err := DecodeManifest(k, b)
 		if err != nil {
 			return nil, err
@@ -134,7 +105,7 @@ func TestDecodeParent(t *testing.T) {
 	good := string(p.Encode())
 	goodBound := string(bound.Encode())
 	mut := func(f func(*Parent)) []byte { c := bound; cc := *child; c.ActiveChunk = &cc; f(&c); return c.Encode() }
-	checkCases(t, []codecCase{
+	codectest.Run(t, []codectest.Case{
 		{"valid active, no child", key, []byte(good), nil},
 		{"valid active, bound child", key, []byte(goodBound), nil},
 		{"valid completed", key, mut(func(c *Parent) { c.State, c.ActiveChunk = ParentCompleted, nil }), nil},

@@ -1,7 +1,6 @@
 package transition
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/ilmctl/ilmctl/core/envelope"
 	"github.com/ilmctl/ilmctl/core/ilmpath"
+	"github.com/ilmctl/ilmctl/internal/codectest"
 )
 
 func fixtures(t testing.TB) map[string][]byte {
@@ -59,12 +59,7 @@ func TestDecodeRejects(t *testing.T) {
 		mut(&c)
 		return c.Encode()
 	}
-	cases := []struct {
-		name string
-		key  string
-		data []byte
-		want error
-	}{
+	codectest.Run(t, []codectest.Case{
 		{"bad checksum", key, []byte(strings.Replace(string(base), `"revision":5`, `"revision":4`, 1)), envelope.ErrChecksum},
 		{"wrong schema", key, []byte(strings.Replace(string(base), Schema, "rustfs-transition-transaction-v2", 1)), envelope.ErrSchema},
 		{"illegal revision", key, reseal(func(c *Transaction) { c.Revision = 6 }), envelope.ErrIllegalRevision},
@@ -75,14 +70,13 @@ func TestDecodeRejects(t *testing.T) {
 		{"wrong shard", strings.Replace(key, "/d0/00/", "/00/d0/", 1), base, envelope.ErrPath},
 		{"extra component", strings.Replace(key, "/d0/00/", "/d0/00/x/", 1), base, envelope.ErrPath},
 		{"too large", key, append(base, make([]byte, ilmpath.MaxTransitionSize)...), envelope.ErrTooLarge},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if _, err := Decode(c.key, c.data); !errors.Is(err, c.want) {
-				t.Fatalf("got %v, want %v", err, c.want)
-			}
-		})
-	}
+	}, func(k string, b []byte) ([]byte, error) {
+		tx, err := Decode(k, b)
+		if err != nil {
+			return nil, err
+		}
+		return tx.Encode(), nil
+	})
 }
 
 func TestStateEdges(t *testing.T) {
