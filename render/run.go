@@ -174,7 +174,7 @@ func errString(err error) string {
 // NewActionReport converts one action.
 func NewActionReport(a dailyrun.Action) ActionReport {
 	ar := ActionReport{Shard: a.Shard, Source: a.Source, Bucket: a.Bucket, Key: a.Key, VersionID: a.VersionID,
-		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome, Error: a.Err}
+		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome, Error: errString(a.Err)}
 	if !a.Due.IsZero() {
 		d := a.Due.UTC()
 		ar.Due = &d

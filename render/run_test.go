@@ -97,7 +97,7 @@ func TestActionStream(t *testing.T) {
 	s := NewActionStream(&b)
 	due := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	s.Action(dailyrun.Action{Shard: 3, Source: "replay", Bucket: "logs", Key: "a<b>&c", VersionID: "v1", Kind: lifecycle.ActionKind("ExpirationDays"), RuleID: "r", Due: due, Outcome: "DONE"})
-	s.Action(dailyrun.Action{Shard: 4, Source: "walker", Bucket: "logs", Key: "big", UploadID: "u1", Kind: lifecycle.ActionKind("AbortMPU"), RuleID: "m", Outcome: "ERROR", Err: "timeout"})
+	s.Action(dailyrun.Action{Shard: 4, Source: "walker", Bucket: "logs", Key: "big", UploadID: "u1", Kind: lifecycle.ActionKind("AbortMPU"), RuleID: "m", Outcome: "ERROR", Err: errors.New("timeout")})
 	rep := haltedReport()
 	rep.Actions = []ActionReport{{Bucket: "must-not-appear"}}
 	if err := s.Summary(rep); err != nil {

@@ -187,7 +187,7 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 		if isCancel(err) {
 			return false, err
 		}
-		a.Outcome, a.Err = OutcomeError, err.Error()
+		a.Outcome, a.Err = OutcomeError, err
 		p.record(s, a)
 		return false, &errDispatch{outcome: OutcomeError, target: target, err: err}
 	}
@@ -196,7 +196,7 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 			if isCancel(err) {
 				return false, err
 			}
-			a.Outcome, a.Err = OutcomeError, err.Error()
+			a.Outcome, a.Err = OutcomeError, err
 			p.record(s, a)
 			return false, &errDispatch{outcome: OutcomeError, target: target, err: err}
 		}

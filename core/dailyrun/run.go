@@ -153,7 +153,7 @@ type Action struct {
 	RuleID    string
 	Due       time.Time // zero: due as soon as found
 	Outcome   string    // a filer.Outcome, DRY_RUN, or ERROR
-	Err       string
+	Err       error     // the transport error of an ERROR outcome
 }
 
 // OutcomeDryRun marks actions a dry run would have dispatched.
