@@ -14,13 +14,13 @@ import (
 
 // RunReport is `ilmctl run -o json`. Field names are a stable interface.
 type RunReport struct {
-	Status          string        `json:"status"`
-	Heartbeat       string        `json:"heartbeat"`
-	RunNow          time.Time     `json:"run_now"`
-	DryRun          bool          `json:"dry_run"`
-	DurationSeconds float64       `json:"duration_seconds"`
-	Errors          int           `json:"errors"`
-	SubscribeError  string        `json:"subscribe_error,omitempty"`
+	Status          string              `json:"status"`
+	Heartbeat       string              `json:"heartbeat"`
+	RunNow          time.Time           `json:"run_now"`
+	DryRun          bool                `json:"dry_run"`
+	DurationSeconds float64             `json:"duration_seconds"`
+	Errors          int                 `json:"errors"`
+	SubscribeError  string              `json:"subscribe_error,omitempty"`
 	BucketErrors    []BucketErrorReport `json:"bucket_errors"`
 	// AmbiguousKeys counts the notices of kind ambiguous_layout.
 	AmbiguousKeys int            `json:"ambiguous_keys"`

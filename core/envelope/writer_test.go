@@ -19,7 +19,7 @@ func TestAppendStringBytes(t *testing.T) {
 		"\x00\x01\x1f":       `"\u0000\u0001\u001f"`,
 		"\x0b\x1e":           `"\u000b\u001e"`, // lowercase hex, as serde
 		"\x7f":               "\"\x7f\"",       // DEL is not escaped
-		"é😀":                 `"é😀"`,          // UTF-8 as is, never \u escapes
+		"é😀":                 `"é😀"`,           // UTF-8 as is, never \u escapes
 		"<>&'":               `"<>&'"`,         // no HTML escaping (encoding/json would)
 		"\u2028\u2029":       "\"\u2028\u2029\"",
 		"/":                  `"/"`,
