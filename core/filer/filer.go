@@ -1,8 +1,10 @@
-// Package filer defines the store-facing ports the lifecycle engine needs:
+// Package filer defines the store-facing port the lifecycle engine needs:
 // buckets, object versions, multipart uploads, the meta-log and small
-// state files (cursors). It holds types and interfaces only; concrete stores
-// live in client/ and are injected, so core/ never imports a store
-// (README § Layout: core/ holds no CLI or network code).
+// state files (cursors), as the Store interface, plus the capabilities only
+// some stores have, each an interface of its own (ServerClock, MetaLogless,
+// CASChecker). It holds types and interfaces only; concrete stores live in
+// client/ and are injected, so core/ never imports a store
+// (docs/architecture.md#store-capabilities).
 package filer
 
 import (
