@@ -4,6 +4,11 @@ BIN     := bin/ilmctl
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DEMO    ?= ./demo-data
 DEMO_NOW ?= 2026-11-30T00:00:00Z
+# The S3 gateway scripts/seaweedfs.sh starts (WEED_S3_PORT as it reads it);
+# the demo's reconcile step uses it as a tier when it answers.
+DEMO_S3 ?= 127.0.0.1:$(or $(WEED_S3_PORT),8333)
+DEMO_RECONCILE := --bucket records --object 2025/q3-report.pdf \
+	--version-id 9d2f61c0-5b1e-4c8a-9f3e-1a7b2c4d6e80 --filer $(DEMO) --tiers $(DEMO)/tiers.json
 
 .DEFAULT_GOAL := help
 .PHONY: help build test test-integration demo bench lint fuzz clean
@@ -33,7 +38,7 @@ test-integration: ## build and start a real SeaweedFS on loopback, run the integ
 	$(IT_ENV) $(GO) test -tags integration -race -count=1 -p 1 -timeout 30m ./...; \
 		rc=$$?; scripts/seaweedfs.sh stop; exit $$rc
 
-demo: build ## load testdata/demo/fixture.json into ./demo-data and run lifecycle passes on it
+demo: build ## load testdata/demo/fixture.json into ./demo-data, run lifecycle passes on it, then reconcile a legacy transitioned version (needs scripts/seaweedfs.sh start, else skipped)
 	@rm -rf $(DEMO)
 	@echo "== load testdata/demo/fixture.json into an embedded filer at $(DEMO)"
 	$(BIN) filer load testdata/demo/fixture.json --filer $(DEMO)
@@ -49,6 +54,18 @@ demo: build ## load testdata/demo/fixture.json into ./demo-data and run lifecycl
 	$(BIN) filer ls --filer $(DEMO)
 	@echo; echo "== a day later: steady state replays the meta-log from the saved cursors"
 	$(BIN) run -runtime 60m --now 2026-12-01T00:00:00Z --filer $(DEMO)
+	@echo; echo "== reconcile: a transitioned version from before transitioned-version-state, proven against its tier"
+	@if ! $(GO) run ./internal/demotier -check -endpoint $(DEMO_S3) 2>/dev/null; then \
+		echo "(skipped: no SeaweedFS S3 at $(DEMO_S3) to act as the tier; run scripts/seaweedfs.sh start first)"; \
+	else set -e; export WEED_ACCESS_KEY=$${WEED_ACCESS_KEY:-ilmctl} WEED_SECRET_KEY=$${WEED_SECRET_KEY:-ilmctl-secret}; \
+		set -x; \
+		$(BIN) filer load testdata/demo/reconcile.json --filer $(DEMO); \
+		$(GO) run ./internal/demotier -endpoint $(DEMO_S3) -tiers-out $(DEMO)/tiers.json; \
+		$(BIN) reconcile get $(DEMO_RECONCILE); \
+		$(BIN) reconcile get $(DEMO_RECONCILE) -o json > $(DEMO)/plan.json; \
+		$(BIN) reconcile post $(DEMO_RECONCILE) --plan $(DEMO)/plan.json --confirm; \
+		$(BIN) reconcile get $(DEMO_RECONCILE) | head -3; \
+	fi
 
 bench: ## run the benchmarks (speed and memory goals live here, not in tests)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

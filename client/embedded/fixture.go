@@ -67,6 +67,10 @@ type FixtureVersion struct {
 	DeleteMarker bool              `json:"delete_marker"`
 	RetainUntil  time.Time         `json:"retain_until"`
 	LegalHold    bool              `json:"legal_hold"`
+	// InternalMetadata is the version's internal metadata (keys under
+	// x-rustfs-internal- or x-minio-internal-), e.g. a transition tuple;
+	// never on delete markers. It loads at generation 1.
+	InternalMetadata map[string]string `json:"internal_metadata"`
 }
 
 // FixtureVersionID tells an omitted version_id (generate one) from JSON
@@ -337,6 +341,9 @@ func planVersions(fb FixtureBucket, fo FixtureObject) (objectRecord, error) {
 		}
 		if fv.RetainUntil.IsZero() {
 			v.RetainUntil = time.Time{}
+		}
+		if err := planInternalMetadata(&v, fv.InternalMetadata); err != nil {
+			return rec, fmt.Errorf("%s (%s): %w", where, id, err)
 		}
 		if err := checkVersion(fb, v); err != nil {
 			return rec, fmt.Errorf("%s (%s): %w", where, id, err)

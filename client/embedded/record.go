@@ -34,6 +34,13 @@ type versionRecord struct {
 	NoncurrentSinceNs int64             `json:"noncurrent_since_ns,omitempty"`
 	RetainUntil       time.Time         `json:"retain_until,omitzero"`
 	LegalHold         bool              `json:"legal_hold,omitempty"`
+	// InternalMetadata is the version's internal (x-rustfs-internal-*,
+	// x-minio-internal-*) metadata, as RustFS keeps it in xl.meta; see
+	// internalmeta.go.
+	InternalMetadata map[string]string `json:"internal_metadata,omitempty"`
+	// MetaGeneration counts writes of InternalMetadata: 1 once loaded,
+	// +1 per UpdateInternalMetadata; 0 when the version has none.
+	MetaGeneration uint64 `json:"meta_generation,omitempty"`
 }
 
 type uploadRecord struct {

@@ -4,8 +4,10 @@ import (
 	"strings"
 
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	decomcmd "github.com/ilmctl/ilmctl/commands/decom"
 	filercmd "github.com/ilmctl/ilmctl/commands/filer"
 	journalcmd "github.com/ilmctl/ilmctl/commands/journal"
+	reconcilecmd "github.com/ilmctl/ilmctl/commands/reconcile"
 	runcmd "github.com/ilmctl/ilmctl/commands/run"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -26,7 +28,9 @@ Start with an embedded filer built from a fixture, then run one pass:
   ilmctl run -runtime 60m --filer ./ilmctl-data
 
 Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved),
-4 pass finished but a bucket's lifecycle configuration was rejected.`,
+4 pass finished but a bucket's lifecycle configuration was rejected,
+5 decom verify: the source pool may not be removed yet,
+6 reconcile retained-ambiguous, 7 reconcile corrupt, 8 reconcile backend-unavailable.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -35,7 +39,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved),
 		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
 	})
 	cmdutil.Group(root)
-	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand())
+	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), reconcilecmd.NewCommand())
 	return root
 }
 

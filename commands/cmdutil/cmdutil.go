@@ -21,6 +21,16 @@ const (
 	// configuration was rejected and the bucket got no action. A pass that
 	// also did not finish exits ExitIncomplete.
 	ExitRejected = 4
+	// ExitBlocked: `ilmctl decom verify` checked everything it needed and
+	// found at least one reason the source pool may not be removed yet.
+	ExitBlocked = 5
+	// Reconcile outcomes other than migrated / ready-to-migrate
+	// (docs/design/reconcile.md#outcomes): the remote state cannot be
+	// proven; the record is corrupt or the plan stale; the tier or a set
+	// could not be reached (retry).
+	ExitRetainedAmbiguous  = 6
+	ExitCorrupt            = 7
+	ExitBackendUnavailable = 8
 )
 
 // Error kinds a command returns; errors.Is matches them through any
@@ -35,10 +45,32 @@ var (
 	// ErrRejected: the pass finished, but a bucket's lifecycle
 	// configuration was rejected.
 	ErrRejected = errors.New("configuration rejected")
+	// ErrBlocked: decom verify found a reason the pool may not go yet.
+	ErrBlocked = errors.New("blocked")
+	// ErrRetainedAmbiguous, ErrCorrupt, ErrBackendUnavailable: reconcile
+	// outcomes other than migrated / ready-to-migrate.
+	ErrRetainedAmbiguous  = errors.New("retained-ambiguous")
+	ErrCorrupt            = errors.New("corrupt")
+	ErrBackendUnavailable = errors.New("backend-unavailable")
 )
 
-// ExitError marks Err with the kind whose exit code is Code (ExitUsage,
-// ExitIncomplete or ExitRejected). Its message is Err's alone.
+// exitKinds maps each kind to its exit code, in precedence order: an
+// unfinished pass (3) outranks a rejected configuration (4).
+var exitKinds = []struct {
+	kind error
+	code int
+}{
+	{ErrUsage, ExitUsage},
+	{ErrIncomplete, ExitIncomplete},
+	{ErrRejected, ExitRejected},
+	{ErrBlocked, ExitBlocked},
+	{ErrRetainedAmbiguous, ExitRetainedAmbiguous},
+	{ErrCorrupt, ExitCorrupt},
+	{ErrBackendUnavailable, ExitBackendUnavailable},
+}
+
+// ExitError marks Err with the kind whose exit code is Code (see
+// exitKinds). Its message is Err's alone.
 type ExitError struct {
 	Code int
 	Err  error
@@ -50,13 +82,10 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrUsage) (and the other kinds) match an
 // ExitError of that kind's code.
 func (e *ExitError) Is(target error) bool {
-	switch target {
-	case ErrUsage:
-		return e.Code == ExitUsage
-	case ErrIncomplete:
-		return e.Code == ExitIncomplete
-	case ErrRejected:
-		return e.Code == ExitRejected
+	for _, k := range exitKinds {
+		if k.kind == target {
+			return e.Code == k.code
+		}
 	}
 	return false
 }
@@ -72,20 +101,26 @@ func Incomplete(err error) error { return &ExitError{Code: ExitIncomplete, Err: 
 // Rejected marks err as ErrRejected.
 func Rejected(err error) error { return &ExitError{Code: ExitRejected, Err: err} }
 
+// Blocked marks err as ErrBlocked.
+func Blocked(err error) error { return &ExitError{Code: ExitBlocked, Err: err} }
+
 // Code is the one table from error kinds to exit codes (README § Exit
-// codes), used by main: ExitOK for nil, then usage, incomplete and
-// rejected by errors.Is, ExitFailure for anything else. An error that is
-// several kinds at once gets the first in that order.
+// codes), used by main: ExitOK for nil, then each kind of exitKinds by
+// errors.Is, in that order when an error is several at once; an
+// ExitError with a code outside the table keeps its code; ExitFailure for
+// anything else.
 func Code(err error) int {
-	switch {
-	case err == nil:
+	if err == nil {
 		return ExitOK
-	case errors.Is(err, ErrUsage):
-		return ExitUsage
-	case errors.Is(err, ErrIncomplete):
-		return ExitIncomplete
-	case errors.Is(err, ErrRejected):
-		return ExitRejected
+	}
+	for _, k := range exitKinds {
+		if errors.Is(err, k.kind) {
+			return k.code
+		}
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
 	}
 	return ExitFailure
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ilmctl/ilmctl/client"
 	clientmeta "github.com/ilmctl/ilmctl/client/metastore"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	"github.com/ilmctl/ilmctl/core/decom"
 	"github.com/ilmctl/ilmctl/core/envelope"
 	corejournal "github.com/ilmctl/ilmctl/core/journal"
 	"github.com/ilmctl/ilmctl/core/metastore"
@@ -130,7 +131,9 @@ func newLs() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "List and classify every durable ILM record in the given pools",
-		Long: `ls scans every pool under ilm/, decodes each record and prints its
+		Long: `ls scans every pool under ilm/ and decommission/ (decommission receipts
+and expected-receipt manifests, classified as 'ilmctl decom verify' reads
+them), decodes each record and prints its
 protocol, classification, decision, age and ID (a short digest of its path,
 as git shortens hashes, that 'journal show' takes), then a summary by
 protocol and classification. -o wide adds schema/version, state, owner and
@@ -152,7 +155,7 @@ whether leases and owner windows have expired, and the AGE column.`,
 		Args: cmdutil.NoArgs,
 	}
 	c.flags(cmd)
-	cmd.Flags().StringVar(&protocol, "protocol", "", "only this protocol: tier_delete_journal, tier_delete_manifest, transition_transaction, manual_transition, other")
+	cmd.Flags().StringVar(&protocol, "protocol", "", "only this protocol: tier_delete_journal, tier_delete_manifest, transition_transaction, manual_transition, decommission, other")
 	cmd.Flags().StringVar(&class, "classification", "", "only this classification (see docs/journal.md)")
 	output := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -432,6 +435,15 @@ func showFields(r *corejournal.Record, raw bool) [][2]string {
 			[2]string{"completed_journal_count", strconv.FormatUint(d.CompletedJournalCount, 10)})
 		if d.ActiveChunk != nil {
 			f = append(f, [2]string{"active_chunk", d.ActiveChunk.ManifestObject})
+		}
+	case *decom.Classified:
+		if d.Manifest != nil {
+			f = append(f, [2]string{"run_token", d.Manifest.RunToken}, [2]string{"receipt_count", strconv.FormatUint(d.Manifest.ReceiptCount, 10)},
+				[2]string{"receipt_paths_sha256", d.Manifest.ReceiptPathsSHA256})
+		}
+		if d.Receipt != nil && d.Locator != nil {
+			f = append(f, [2]string{"run_token", d.Locator.RunToken}, [2]string{"source_path", d.Receipt.SourcePath},
+				[2]string{"id_kind", d.Receipt.IDKind}, [2]string{"id", d.Receipt.ID}, [2]string{"terminal", strconv.FormatBool(d.Receipt.Terminal())})
 		}
 	case *transition.Transaction:
 		rv := ""

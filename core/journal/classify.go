@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ilmctl/ilmctl/core/decom"
 	"github.com/ilmctl/ilmctl/core/ilmpath"
 	"github.com/ilmctl/ilmctl/core/manualjob"
 	"github.com/ilmctl/ilmctl/core/tierdelete"
@@ -65,6 +66,8 @@ func (c *classifier) classify(e *entry) {
 		c.task(e, p)
 	case *manualjob.Result:
 		setOut(e, Terminal, RetainHistory, "worker result history; no GC owner")
+	case *decom.Classified:
+		c.decommission(e, p)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/envelope"
@@ -24,11 +25,12 @@ const (
 	ProtoManifest   Protocol = "tier_delete_manifest"
 	ProtoTransition Protocol = "transition_transaction"
 	ProtoManual     Protocol = "manual_transition"
-	ProtoOther      Protocol = "other" // registered but unsupported, or unregistered
+	ProtoDecom      Protocol = "decommission" // receipts and expected-receipt manifests
+	ProtoOther      Protocol = "other"        // registered but unsupported, or unregistered
 )
 
 // Protocols lists the selectable protocols.
-var Protocols = []Protocol{ProtoJournal, ProtoManifest, ProtoTransition, ProtoManual, ProtoOther}
+var Protocols = []Protocol{ProtoJournal, ProtoManifest, ProtoTransition, ProtoManual, ProtoDecom, ProtoOther}
 
 // Options configure a scan.
 type Options struct {
@@ -124,7 +126,7 @@ func Scan(ctx context.Context, pools []metastore.Store, opt Options) (*Report, e
 	rep := &Report{}
 	byKey := map[string]*entry{}
 	for _, s := range pools {
-		err := metastore.ListAll(ctx, s, ilmpath.Root, opt.PageSize, func(objs []metastore.Object) error {
+		err := listRoots(ctx, s, opt.PageSize, func(objs []metastore.Object) error {
 			for _, o := range objs {
 				data, etag, err := s.Get(ctx, o.Key)
 				if errors.Is(err, metastore.ErrNotFound) {
@@ -165,6 +167,21 @@ func Scan(ctx context.Context, pools []metastore.Store, opt Options) (*Report, e
 	return rep, nil
 }
 
+// DecommissionRoot is the namespace of decommission receipts and
+// expected-receipt manifests, scanned beside ilm/ so the journal and
+// `ilmctl decom verify` agree on what a pool holds.
+const DecommissionRoot = "decommission/"
+
+// listRoots lists every key under ilm/ and under decommission/.
+func listRoots(ctx context.Context, s metastore.Store, pageSize int, fn func([]metastore.Object) error) error {
+	for _, root := range []string{ilmpath.Root, DecommissionRoot} {
+		if err := metastore.ListAll(ctx, s, root, pageSize, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Show classifies the one record at key in the context of a full scan
 // (membership and binding checks need the other records).
 func Show(ctx context.Context, pools []metastore.Store, key string, opt Options) (*Record, *Report, error) {
@@ -196,6 +213,10 @@ func protocolOf(k ilmpath.Kind) Protocol {
 
 func decode(e *entry) {
 	e.rec = Record{Path: e.key, Copies: e.copies, Raw: e.data[0]}
+	if strings.HasPrefix(e.key, DecommissionRoot) {
+		decodeDecom(e)
+		return
+	}
 	var locErr error
 	e.loc, locErr = ilmpath.Parse(e.key)
 	e.rec.Kind = e.loc.Kind

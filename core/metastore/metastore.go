@@ -35,14 +35,20 @@ type Page struct {
 	NextToken string
 }
 
-// Store is one metadata pool.
-type Store interface {
+// Reader is the read half of a pool: what read-only tools (ilmctl decom
+// verify) are given, so they cannot write.
+type Reader interface {
 	// Name identifies the pool in output (its URL).
 	Name() string
 	// Get is a strong read returning the bytes and their ETag.
 	Get(ctx context.Context, key string) ([]byte, string, error)
 	// List returns up to limit keys under prefix after token, in key order.
 	List(ctx context.Context, prefix, token string, limit int) (Page, error)
+}
+
+// Store is one metadata pool.
+type Store interface {
+	Reader
 	// PutIfAbsent creates key only if absent (If-None-Match: *).
 	PutIfAbsent(ctx context.Context, key string, data []byte) (string, error)
 	// PutIfMatch replaces key only if its ETag is etag (If-Match).
@@ -55,7 +61,7 @@ type Store interface {
 // of its objects: a truncated page without a continuation token, or a
 // token that does not advance, is an error and fn is not called for that
 // page (docs/design/ilm-records.md#incomplete-scans).
-func ListAll(ctx context.Context, s Store, prefix string, pageSize int, fn func([]Object) error) error {
+func ListAll(ctx context.Context, s Reader, prefix string, pageSize int, fn func([]Object) error) error {
 	token := ""
 	for {
 		page, err := s.List(ctx, prefix, token, pageSize)
