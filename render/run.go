@@ -132,7 +132,7 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []engine.BucketError) RunReport
 	for _, s := range r.Shards {
 		rep.Shards = append(rep.Shards, ShardReport{
 			Shard: s.Shard, Status: s.Status.String(), Error: errString(s.Err), Recovery: s.Recovery.String(), Walk: s.Walk.String(),
-			EventsScanned: s.EventsScanned, Matches: s.Matches, Pending: s.Pending, Dispatched: s.Outcomes,
+			EventsScanned: s.EventsScanned, Matches: s.Matches, Pending: s.Pending, Dispatched: outcomeCounts(s.Outcomes),
 			CursorTsNs: s.Cursor.TsNs, CursorSaved: s.CursorSaved,
 			CursorLagSeconds: seconds(r.CursorLag(s)), WalkerAgeSeconds: seconds(r.WalkerAge(s)),
 			LastWalkedNs: s.Cursor.LastWalkedNs, Truncated: s.Truncated, LimiterWaitSecond: s.LimiterWait.Seconds(),
@@ -144,7 +144,7 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []engine.BucketError) RunReport
 		if byBK[k] == nil {
 			byBK[k] = map[string]int64{}
 		}
-		byBK[k][a.Outcome]++
+		byBK[k][a.Outcome.String()]++
 		rep.Actions = append(rep.Actions, NewActionReport(a))
 	}
 	keys := make([][2]string, 0, len(byBK))
@@ -163,6 +163,15 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []engine.BucketError) RunReport
 	return rep
 }
 
+// outcomeCounts is a count by outcome with the outcomes spelled as in JSON.
+func outcomeCounts(m map[filer.Outcome]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for o, n := range m {
+		out[o.String()] = n
+	}
+	return out
+}
+
 // errString is err's message, "" for nil (omitted from JSON).
 func errString(err error) string {
 	if err == nil {
@@ -173,8 +182,8 @@ func errString(err error) string {
 
 // NewActionReport converts one action.
 func NewActionReport(a dailyrun.Action) ActionReport {
-	ar := ActionReport{Shard: a.Shard, Source: a.Source, Bucket: a.Bucket, Key: a.Key, VersionID: a.VersionID,
-		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome, Error: errString(a.Err)}
+	ar := ActionReport{Shard: a.Shard, Source: a.Source.String(), Bucket: a.Bucket, Key: a.Key, VersionID: a.VersionID,
+		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome.String(), Error: errString(a.Err)}
 	if !a.Due.IsZero() {
 		d := a.Due.UTC()
 		ar.Due = &d
@@ -184,14 +193,14 @@ func NewActionReport(a dailyrun.Action) ActionReport {
 
 var dispatchColumns = []string{
 	string(filer.OutcomeDone), string(filer.OutcomeNoopResolved), string(filer.OutcomeSkippedObjectLock),
-	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), string(filer.OutcomeStuck), dailyrun.OutcomeError,
+	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), string(filer.OutcomeStuck), string(dailyrun.OutcomeError),
 }
 
 // outcomeColumns are the outcome count columns: the filer's outcomes, or
 // DRY_RUN alone for a dry run.
 func outcomeColumns(dryRun bool) []string {
 	if dryRun {
-		return []string{dailyrun.OutcomeDryRun}
+		return []string{string(dailyrun.OutcomeDryRun)}
 	}
 	return dispatchColumns
 }
@@ -199,7 +208,7 @@ func outcomeColumns(dryRun bool) []string {
 // failedOutcomes are the outcomes that halt a shard; the default table
 // counts them in one FAILED column, -o wide one column each.
 var failedOutcomes = []string{
-	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), string(filer.OutcomeStuck), dailyrun.OutcomeError,
+	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), string(filer.OutcomeStuck), string(dailyrun.OutcomeError),
 }
 
 // outcomeCounter is a table's outcome count columns: their headers and

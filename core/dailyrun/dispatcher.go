@@ -113,7 +113,7 @@ type versionTarget struct {
 
 // errDispatch is a dispatch that did not complete: it halts the shard.
 type errDispatch struct {
-	outcome string
+	outcome filer.Outcome
 	target  string
 	err     error
 }
@@ -130,7 +130,7 @@ func (e *errDispatch) Unwrap() error { return e.err }
 // a match not yet due. A non-nil error means the dispatch did not complete
 // (RETRY_LATER, BLOCKED, STUCK, transport error after retries, or
 // cancellation). act is the compiled action (rule and kind) that made m.
-func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (pending bool, err error) {
+func (p *pass) handle(ctx context.Context, s *shardRun, source Source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (pending bool, err error) {
 	s.res.Matches++
 	if !m.IsDue(p.cfg.RunNow) {
 		s.res.Pending++
@@ -201,12 +201,12 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, u
 			return false, &errDispatch{outcome: OutcomeError, target: target, err: err}
 		}
 	}
-	a.Outcome = string(out)
+	a.Outcome = out
 	p.record(s, a)
 	if out.Completes() {
 		p.markDispatched(seenKey)
 	} else {
-		return false, &errDispatch{outcome: string(out), target: target}
+		return false, &errDispatch{outcome: out, target: target}
 	}
 	return false, nil
 }

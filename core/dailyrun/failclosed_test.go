@@ -361,7 +361,7 @@ func TestDeleteRechecksWholeRule(t *testing.T) {
 				t.Fatalf("%s was deleted although the rule no longer applied; remaining %v", tc.target, st.remaining())
 			}
 			for _, a := range res.Actions {
-				if a.Outcome != string(filer.OutcomeNoopResolved) {
+				if a.Outcome != filer.OutcomeNoopResolved {
 					t.Errorf("action %+v: outcome %s, want NOOP_RESOLVED", a, a.Outcome)
 				}
 			}
@@ -397,7 +397,7 @@ func TestNoopOnUnchangedTargetIsStuck(t *testing.T) {
 				return filer.OutcomeNoopResolved, nil, true // a 412 on a mismatched ETag
 			}
 			res := runPass(t, context.Background(), st, snapshotOf("b", filer.VersioningOff, expireDays("r", 1)), now, nil)
-			if len(res.Actions) != 1 || res.Actions[0].Outcome != string(tc.want) {
+			if len(res.Actions) != 1 || res.Actions[0].Outcome != tc.want {
 				t.Fatalf("actions = %+v, want one %s", res.Actions, tc.want)
 			}
 			shard := shardOf(res, lifecycle.ShardID("b", "mpu"))

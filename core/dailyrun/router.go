@@ -200,7 +200,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (p
 		if !found {
 			return false, nil
 		}
-		return p.handle(ctx, s, "replay", st.ev.Bucket, &up, nil, best, act)
+		return p.handle(ctx, s, SourceReplay, st.ev.Bucket, &up, nil, best, act)
 	}
 	l := st.look
 	select {
@@ -228,7 +228,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (p
 	if !found {
 		return false, nil
 	}
-	pending, err = p.handle(ctx, s, "replay", st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
+	pending, err = p.handle(ctx, s, SourceReplay, st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
 	if !pending {
 		p.forgetLookup(lookupKey(st.ev.Bucket, st.ev.Key), l)
 	}

@@ -127,7 +127,7 @@ type ShardResult struct {
 	EventsScanned int64
 	Matches       int64 // matches found, due or not
 	Pending       int64 // matches not yet due
-	Outcomes      map[string]int64
+	Outcomes      map[filer.Outcome]int64
 	// CursorSaved says whether Cursor was written this pass; otherwise
 	// Cursor is the persisted one (zero on cold start).
 	CursorSaved bool
@@ -144,23 +144,38 @@ type ShardResult struct {
 // Action is one dispatched (or, in a dry run, would-be dispatched) action.
 type Action struct {
 	Shard     int
-	Source    string // replay or walker
+	Source    Source
 	Bucket    string
 	Key       string
 	VersionID string
 	UploadID  string
 	Kind      lifecycle.ActionKind
 	RuleID    string
-	Due       time.Time // zero: due as soon as found
-	Outcome   string    // a filer.Outcome, DRY_RUN, or ERROR
-	Err       error     // the transport error of an ERROR outcome
+	Due       time.Time     // zero: due as soon as found
+	Outcome   filer.Outcome // the store's, or OutcomeDryRun, or OutcomeError
+	Err       error         // the transport error of an ERROR outcome
 }
 
-// OutcomeDryRun marks actions a dry run would have dispatched.
-const OutcomeDryRun = "DRY_RUN"
+// Outcomes the pass itself gives an action, beside the store's.
+const (
+	// OutcomeDryRun marks actions a dry run would have dispatched.
+	OutcomeDryRun filer.Outcome = "DRY_RUN"
+	// OutcomeError marks a dispatch that failed in transport after all
+	// retries.
+	OutcomeError filer.Outcome = "ERROR"
+)
 
-// OutcomeError marks a dispatch that failed in transport after all retries.
-const OutcomeError = "ERROR"
+// Source is the path that found an action; its String is the spelling in
+// `ilmctl run -o jsonl` (`source`).
+type Source string
+
+// Action sources.
+const (
+	SourceReplay Source = "replay" // meta-log replay (docs/design/daily-run.md#replay)
+	SourceWalker Source = "walker" // a walk (docs/design/daily-run.md#walker)
+)
+
+func (s Source) String() string { return string(s) }
 
 // Run executes one pass. It returns an error only for bad configuration;
 // shard failures are in the Result, whose Status says how the pass ended.

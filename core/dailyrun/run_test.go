@@ -327,7 +327,7 @@ func TestRunDryRun(t *testing.T) {
 	}
 	var got []string
 	for _, a := range res.Actions {
-		got = append(got, a.Outcome+":"+string(a.Kind)+":"+a.Key)
+		got = append(got, a.Outcome.String()+":"+string(a.Kind)+":"+a.Key)
 	}
 	want := []string{"DRY_RUN:ExpirationDays:a.log", "DRY_RUN:AbortMPU:big.bin"}
 	if !cmp.Equal(sortStrings(got), sortStrings(want)) {

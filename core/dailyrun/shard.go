@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/engine"
+	"github.com/ilmctl/ilmctl/core/filer"
 )
 
 // cursorSaveTimeout bounds a cursor save. The save uses a fresh context
@@ -126,7 +127,7 @@ func (p *pass) mustRecover(s *shardRun) bool {
 func (p *pass) floorNs() int64 { return p.runNowNs - int64(p.maxTTL) }
 
 func (p *pass) prepareShard(ctx context.Context, id int) *shardRun {
-	s := &shardRun{id: id, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[string]int64{}}}
+	s := &shardRun{id: id, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[filer.Outcome]int64{}}}
 	s.persisted, s.found, s.loadErr = LoadCursor(ctx, p.cfg.Store, id)
 	s.res.Cursor = s.persisted
 	p.byID[id] = s

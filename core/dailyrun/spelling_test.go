@@ -1,9 +1,13 @@
 package dailyrun
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ilmctl/ilmctl/core/filer"
+)
 
 // The String of each typed value is its spelling in `ilmctl run -o json`,
-// the heartbeat and the metrics' status label: scripts match on it, so
+// the heartbeat and the metrics' labels: scripts match on it, so
 // it never changes (cmd/ilmctl's golden JSON pins the ones the demo
 // produces; this pins every one).
 func TestSpellings(t *testing.T) {
@@ -23,6 +27,16 @@ func TestSpellings(t *testing.T) {
 		{WalkSteadyState, "steady_state"},
 		{WalkEmptyReplay, "empty_replay"},
 		{WalkKind(""), ""},
+		{SourceReplay, "replay"},
+		{SourceWalker, "walker"},
+		{OutcomeDryRun, "DRY_RUN"},
+		{OutcomeError, "ERROR"},
+		{filer.OutcomeDone, "DONE"},
+		{filer.OutcomeNoopResolved, "NOOP_RESOLVED"},
+		{filer.OutcomeSkippedObjectLock, "SKIPPED_OBJECT_LOCK"},
+		{filer.OutcomeRetryLater, "RETRY_LATER"},
+		{filer.OutcomeBlocked, "BLOCKED"},
+		{filer.OutcomeStuck, "STUCK"},
 	} {
 		if tc.got.String() != tc.want {
 			t.Errorf("%#v.String() = %q, want %q", tc.got, tc.got.String(), tc.want)

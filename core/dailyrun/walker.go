@@ -154,7 +154,7 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 			g.fail(s.id, it.err)
 			continue
 		}
-		if _, err := p.handle(ctx, s, "walker", it.bucket, it.up, it.vt, it.m, it.act); err != nil {
+		if _, err := p.handle(ctx, s, SourceWalker, it.bucket, it.up, it.vt, it.m, it.act); err != nil {
 			g.fail(s.id, err)
 		}
 	}

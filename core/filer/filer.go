@@ -149,6 +149,9 @@ const (
 	OutcomeStuck Outcome = "STUCK"
 )
 
+// String is the outcome's spelling in JSON, metrics and tables.
+func (o Outcome) String() string { return string(o) }
+
 // Completes reports whether the outcome lets the cursor move past the event.
 func (o Outcome) Completes() bool {
 	return o == OutcomeDone || o == OutcomeNoopResolved || o == OutcomeSkippedObjectLock

@@ -132,7 +132,7 @@ func (r *Recorder) Record(res *dailyrun.Result, rep render.RunReport, end time.T
 		r.events.WithLabelValues(id).Add(float64(s.EventsScanned))
 	}
 	for _, a := range res.Actions {
-		r.dispatch.WithLabelValues(a.Bucket, string(a.Kind), a.Outcome).Inc()
+		r.dispatch.WithLabelValues(a.Bucket, string(a.Kind), a.Outcome.String()).Inc()
 	}
 	// Present at 0 so "> 0" alerts need no absent().
 	r.notices.WithLabelValues(dailyrun.NoticeAmbiguousLayout.String())
