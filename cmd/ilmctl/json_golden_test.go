@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"regexp"
+	"sort"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +32,30 @@ func TestRunJSONGolden(t *testing.T) {
 	}
 }
 
+// -o jsonl: one object per action, then the summary. Actions arrive in
+// the order shards record them, which differs between runs, so the golden
+// file holds them sorted; the summary stays last.
+func TestRunJSONLinesGolden(t *testing.T) {
+	dir := loadDemo(t)
+	out, stderr, code := execute(t, "run", "--dry-run", "--now", demoNow, "--filer", dir, "-o", "jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("not one JSON object per line: %q", l)
+		}
+	}
+	summary := lines[len(lines)-1]
+	if !strings.HasPrefix(summary, `{"type":"summary",`) {
+		t.Fatalf("last line is not the summary: %s", summary)
+	}
+	actions := lines[:len(lines)-1]
+	sort.Strings(actions)
+	golden(t, "demo-run-dry-run.jsonl", maskDurationsJSONL(strings.Join(append(actions, summary), "\n")+"\n"))
+}
+
 func TestFilerLsJSONGolden(t *testing.T) {
 	dir := loadDemo(t)
 	out, stderr, code := execute(t, "filer", "ls", "--filer", dir, "-o", "json")
@@ -44,6 +70,7 @@ func TestFilerLsJSONGolden(t *testing.T) {
 
 var (
 	durationSeconds = regexp.MustCompile(`"duration_seconds": [0-9.e+-]+`)
+	durationCompact = regexp.MustCompile(`"duration_seconds":[0-9.e+-]+`)
 	heartbeatDur    = regexp.MustCompile(` duration=[^ "]+`)
 )
 
@@ -52,4 +79,9 @@ var (
 func maskDurations(s string) string {
 	s = durationSeconds.ReplaceAllString(s, `"duration_seconds": 0`)
 	return heartbeatDur.ReplaceAllString(s, " duration=0s")
+}
+
+// maskDurationsJSONL is maskDurations for compact JSON lines.
+func maskDurationsJSONL(s string) string {
+	return maskDurations(durationCompact.ReplaceAllString(s, `"duration_seconds":0`))
 }
