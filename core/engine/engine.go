@@ -170,7 +170,8 @@ func (s *Snapshot) Empty() bool {
 // replay-eligible ones promoted to scan_only because their TTL exceeds the
 // meta-log retention). Both views clone every action with active = true.
 // Shard filtering is by key (ShardID), so shardID does not change which
-// actions a view holds; it is part of the design's surface.
+// actions a view holds; it is kept so the call reads as SeaweedFS's engine
+// surface does (weed/s3api/s3lifecycle/engine).
 //
 // In an Object Lock bucket the replay kinds are in both views: a locked
 // version's delete ends SKIPPED_OBJECT_LOCK, which lets the cursor move past

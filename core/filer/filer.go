@@ -158,7 +158,7 @@ func (o Outcome) Completes() bool {
 }
 
 // DeleteRequest asks the filer to apply one lifecycle action. Kind is the
-// design's action kind spelling (ExpirationDays, ExpirationDate,
+// action kind spelling of docs/design/daily-run.md#action-kinds (ExpirationDays, ExpirationDate,
 // NoncurrentDays, NewerNoncurrent, AbortMPU, ExpiredDeleteMarker); the filer
 // decides the effect from Kind and the bucket's versioning state (a delete
 // marker for Expiration on a versioned bucket, a permanent version delete for

@@ -62,7 +62,7 @@ const (
 	MaxJournalSize      = 64 << 10
 	MaxManifestSize     = 32 << 20
 	MaxTransitionSize   = 64 << 10
-	MaxProbeIntentSize  = 64 << 10 // assumption: RustFS constant not verified; design gives none
+	MaxProbeIntentSize  = 64 << 10 // assumption: RustFS constant not verified; its contracts document gives none
 	MaxManualJobSize    = 64 << 10
 	MaxManualTaskSize   = 16 << 10
 	MaxManualResultSize = 8 << 10
@@ -72,8 +72,9 @@ const (
 )
 
 // Registry is every durable ILM namespace, in RustFS's registration order.
-// Prefixes for probe intents and recovery artifacts follow the design's key
-// table; the exact RustFS constants were not verified.
+// Prefixes for probe intents and recovery artifacts follow the key table of
+// RustFS's persistence-contracts document (docs/design/ilm-records.md#inventory);
+// the exact RustFS constants were not verified.
 var Registry = []Namespace{
 	{"tier-delete-journal", "ilm/tier-delete-journal/", MaxJournalSize, true},
 	{"tier-delete-journal-v6", "ilm/tier-delete-journal-v6/", MaxJournalSize, true},
