@@ -24,10 +24,12 @@ func TestNotices(t *testing.T) {
 			{ID: "deep", Enabled: true, Transitions: []lifecycle.Transition{{Days: 1, StorageClass: "GLACIER"}, {Days: 90, StorageClass: "DEEP_ARCHIVE"}}},
 		}},
 	})...)
+	res.AddNotices(dailyrun.ConditionalDeleteUnproven("s3://127.0.0.1:9000"))
 	rep := NewRunReport(res, nil)
 
 	// JSON: a key notice keeps shard (0 included) and key; a configuration
-	// notice has rule_id and action instead.
+	// notice has rule_id and action instead; a notice about the pass has
+	// neither and comes first.
 	raw, err := json.Marshal(rep.Notices)
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +39,7 @@ func TestNotices(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []map[string]any{
+		{"kind": "conditional_delete_unproven", "bucket": "", "reason": "s3://127.0.0.1:9000 was not probed for If-Match on DeleteObject; a server that ignores it (MinIO does) would delete an object overwritten between ilmctl's re-read and its delete; run with --check-cas to refuse such a server"},
 		{"kind": "transition_not_executed", "bucket": "data", "rule_id": "tier", "action": "Transition",
 			"reason": "Transition to GLACIER 30 days after creation is not executed: ilmctl runs deletion actions only"},
 		{"kind": "transition_not_executed", "bucket": "logs", "action": "NoncurrentVersionTransition",
@@ -54,8 +57,10 @@ func TestNotices(t *testing.T) {
 		t.Errorf("ambiguous_keys = %d, want 1", rep.AmbiguousKeys)
 	}
 
-	// stderr: one line per bucket for its transitions, one per key.
+	// stderr: one warning for the pass, one line per bucket for its
+	// transitions, one per key.
 	wantLines := []string{
+		"ilmctl: warning: conditional_delete_unproven: s3://127.0.0.1:9000 was not probed for If-Match on DeleteObject; a server that ignores it (MinIO does) would delete an object overwritten between ilmctl's re-read and its delete; run with --check-cas to refuse such a server",
 		"ilmctl: notice: transition_not_executed data: 1 transition action not executed (ilmctl runs deletion actions only): rule tier: Transition to GLACIER 30 days after creation",
 		"ilmctl: notice: transition_not_executed logs: 3 transition actions not executed (ilmctl runs deletion actions only): " +
 			"a rule without ID: NoncurrentVersionTransition to STANDARD_IA 30 days after becoming noncurrent; " +

@@ -41,9 +41,11 @@ type BucketErrorReport struct {
 // reported once per pass: kind ambiguous_layout is a key whose entries do
 // not name one entry per version ID (it got no action); kind
 // transition_not_executed is a Transition or NoncurrentVersionTransition
-// of an enabled rule, which ilmctl does not run. A notice about a key has
-// shard and key; one about a bucket's configuration has rule_id and action
-// instead.
+// of an enabled rule, which ilmctl does not run; kind
+// conditional_delete_unproven is an s3:// pass without --check-cas, whose
+// deletes rely on an If-Match the server was not shown to honour. A notice
+// about a key has shard and key; one about a bucket's configuration has
+// rule_id and action instead; one about the pass has an empty bucket.
 type NoticeReport struct {
 	Kind   string `json:"kind"`
 	Shard  *int   `json:"shard,omitempty"`

@@ -4,7 +4,6 @@
 package metastore
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -22,8 +22,9 @@ import (
 )
 
 // Dir is a directory-backed pool. Conditional operations are serialized by
-// a process-local mutex; the directory is not safe for concurrent writers
-// in other processes.
+// a process-local mutex and, on Unix, an exclusive flock on
+// <root>/.ilmctl-meta.lock, so two ilmctl processes sharing a directory
+// keep the write contract too.
 type Dir struct {
 	root string
 	name string
@@ -44,6 +45,28 @@ func NewDir(root, name string) (*Dir, error) {
 
 // Name returns the pool URL.
 func (d *Dir) Name() string { return d.name }
+
+// Actor is the OS user running ilmctl: who recovery receipts and audit
+// lines name for a local store.
+func (d *Dir) Actor(context.Context) (string, error) {
+	u, err := user.Current()
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot tell the OS user: %w", d.name, err)
+	}
+	return "os-user:" + u.Username, nil
+}
+
+// Actor returns the actor of s (Dir or S3): the access key ID of an s3://
+// store's credentials, the OS user for a dir: store.
+func Actor(ctx context.Context, s core.Store) (string, error) {
+	a, ok := s.(interface {
+		Actor(context.Context) (string, error)
+	})
+	if !ok {
+		return "", fmt.Errorf("%s: store cannot name its actor", s.Name())
+	}
+	return a.Actor(ctx)
+}
 
 func etagOf(b []byte) string {
 	s := sha256.Sum256(b)
@@ -124,6 +147,18 @@ func (d *Dir) List(_ context.Context, prefix, token string, limit int) (core.Pag
 	return page, nil
 }
 
+// lock serializes a conditional write within this process (mu) and
+// across processes (lockRoot).
+func (d *Dir) lock() (func(), error) {
+	d.mu.Lock()
+	unlock, err := lockRoot(d.root)
+	if err != nil {
+		d.mu.Unlock()
+		return nil, fmt.Errorf("%s: lock: %w", d.name, err)
+	}
+	return func() { unlock(); d.mu.Unlock() }, nil
+}
+
 // write replaces p atomically and durably (internal/atomicfile), so a
 // crash leaves the old record or the new one, never a partial one.
 func (d *Dir) write(p string, data []byte) error {
@@ -139,10 +174,13 @@ func (d *Dir) PutIfAbsent(_ context.Context, key string, data []byte) (string, e
 	if err != nil {
 		return "", err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	unlock, err := d.lock()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	if _, err := os.Stat(p); err == nil {
-		return "", fmt.Errorf("%s: %s exists: %w", d.name, key, core.ErrPreconditionFailed)
+		return "", fmt.Errorf("%s: %s: %w", d.name, key, core.ErrExists)
 	}
 	if err := d.write(p, data); err != nil {
 		return "", err
@@ -156,10 +194,19 @@ func (d *Dir) PutIfMatch(_ context.Context, key string, data []byte, etag string
 	if err != nil {
 		return "", err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	unlock, err := d.lock()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	cur, err := os.ReadFile(p)
-	if err != nil || etagOf(cur) != etag {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s: %s: %w", d.name, key, core.ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %s: %w", d.name, key, err)
+	}
+	if etagOf(cur) != etag {
 		return "", fmt.Errorf("%s: %s: %w", d.name, key, core.ErrPreconditionFailed)
 	}
 	if err := d.write(p, data); err != nil {
@@ -174,13 +221,19 @@ func (d *Dir) DeleteIfMatch(_ context.Context, key, etag string) error {
 	if err != nil {
 		return err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	unlock, err := d.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	cur, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %s: %w", d.name, key, core.ErrNotFound)
 	}
-	if err != nil || !bytes.Equal([]byte(etagOf(cur)), []byte(etag)) {
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", d.name, key, err)
+	}
+	if etagOf(cur) != etag {
 		return fmt.Errorf("%s: %s: %w", d.name, key, core.ErrPreconditionFailed)
 	}
 	return os.Remove(p)

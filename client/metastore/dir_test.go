@@ -3,6 +3,8 @@ package metastore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	core "github.com/ilmctl/ilmctl/core/metastore"
@@ -18,7 +20,7 @@ func TestDirConditionalOps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.PutIfAbsent(ctx, "ilm/a/x.json", []byte("two")); !errors.Is(err, core.ErrPreconditionFailed) {
+	if _, err := d.PutIfAbsent(ctx, "ilm/a/x.json", []byte("two")); !errors.Is(err, core.ErrExists) {
 		t.Fatalf("create-only: %v", err)
 	}
 	if _, err := d.PutIfMatch(ctx, "ilm/a/x.json", []byte("two"), "stale"); !errors.Is(err, core.ErrPreconditionFailed) {
@@ -63,5 +65,51 @@ func TestDirPaging(t *testing.T) {
 	})
 	if err != nil || len(got) != 3 {
 		t.Fatalf("got %v %v", got, err)
+	}
+}
+
+func TestDirActorIsTheOSUser(t *testing.T) {
+	d, _ := NewDir(t.TempDir(), "dir:test")
+	a, err := Actor(context.Background(), d)
+	if err != nil || len(a) <= len("os-user:") || a[:8] != "os-user:" {
+		t.Fatalf("Actor = %q, %v", a, err)
+	}
+}
+
+// TestDirCreateOnlyAcrossInstances: two Dir values on one root (as two
+// ilmctl processes would be) race create-only on one key; exactly one
+// wins and every loser gets ErrExists.
+func TestDirCreateOnlyAcrossInstances(t *testing.T) {
+	root := t.TempDir()
+	d1, _ := NewDir(root, "dir:one")
+	d2, _ := NewDir(root, "dir:two")
+	for round := 0; round < 20; round++ {
+		key := fmt.Sprintf("ilm/recovery-controls/race/%d.json", round)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		wins := 0
+		for i := 0; i < 8; i++ {
+			d := d1
+			if i%2 == 1 {
+				d = d2
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := d.PutIfAbsent(context.Background(), key, []byte(fmt.Sprint(i)))
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					wins++
+				case !errors.Is(err, core.ErrExists):
+					t.Errorf("writer %d: %v", i, err)
+				}
+			}()
+		}
+		wg.Wait()
+		if wins != 1 {
+			t.Fatalf("round %d: %d winners", round, wins)
+		}
 	}
 }

@@ -125,8 +125,8 @@ func TestS3ConditionalOps(t *testing.T) {
 
 	// Create-only: the second create fails typed, and changes nothing.
 	_, err = s.PutIfAbsent(ctx, key, []byte(`{"v":"second"}`))
-	if !errors.Is(err, core.ErrPreconditionFailed) {
-		t.Fatalf("PutIfAbsent (second): %v, want ErrPreconditionFailed", err)
+	if !errors.Is(err, core.ErrExists) {
+		t.Fatalf("PutIfAbsent (second): %v, want ErrExists", err)
 	}
 	if !strings.Contains(err.Error(), s.Name()) || !strings.Contains(err.Error(), key) {
 		t.Errorf("PutIfAbsent error %q does not name the pool and key", err)
@@ -183,20 +183,16 @@ func TestS3ConditionalOps(t *testing.T) {
 	// (and CAS must not create it).
 	if _, err := s.PutIfMatch(ctx, key, v2, e2); err == nil {
 		t.Fatal("PutIfMatch on a deleted key succeeded")
-	} else if !errors.Is(err, core.ErrNotFound) && !errors.Is(err, core.ErrPreconditionFailed) {
-		t.Fatalf("PutIfMatch on a missing key: %v, want ErrNotFound or ErrPreconditionFailed", err)
-	} else {
-		t.Logf("PutIfMatch on a missing key: %v", err)
+	} else if !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("PutIfMatch on a missing key: %v, want ErrNotFound", err)
 	}
 	if _, _, err := s.Get(ctx, key); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("PutIfMatch on a missing key created it: %v", err)
 	}
 	if err := s.DeleteIfMatch(ctx, key, e2); err == nil {
 		t.Fatal("DeleteIfMatch on a deleted key succeeded")
-	} else if !errors.Is(err, core.ErrNotFound) && !errors.Is(err, core.ErrPreconditionFailed) {
-		t.Fatalf("DeleteIfMatch on a missing key: %v, want ErrNotFound or ErrPreconditionFailed", err)
-	} else {
-		t.Logf("DeleteIfMatch on a missing key: %v", err)
+	} else if !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("DeleteIfMatch on a missing key: %v, want ErrNotFound", err)
 	}
 
 	// Create-only works again once the key is gone.
@@ -209,15 +205,34 @@ func TestS3ConditionalOps(t *testing.T) {
 	}
 }
 
+// TestS3WriteContract runs the write-contract table the dir: store passes
+// (contract_test.go) against the s3:// store on the real server.
+func TestS3WriteContract(t *testing.T) {
+	_, _, s := openS3(t, "contract")
+	writeContract(t, s)
+}
+
+// TestS3Actor: the actor is the credentials' access key ID, never the
+// secret.
+func TestS3Actor(t *testing.T) {
+	_, _, s := openS3(t, "")
+	_, access, secret := itest.S3Env(t)
+	a, err := metastore.Actor(t.Context(), s)
+	if err != nil || a != "access-key:"+access || strings.Contains(a, secret) {
+		t.Fatalf("Actor = %q, %v; want access-key:%s", a, err, access)
+	}
+}
+
 // TestS3ConcurrentConditionalWrites races writers on one key: of N
 // create-only puts exactly one wins, and of N CAS puts from the same ETag
-// exactly one wins; every loser gets ErrPreconditionFailed.
+// exactly one wins; every create loser gets ErrExists and every CAS loser
+// ErrPreconditionFailed.
 func TestS3ConcurrentConditionalWrites(t *testing.T) {
 	ctx := t.Context()
 	_, _, s := openS3(t, "race")
 	const key, n = "ilm/transition-transactions/race.json", 8
 
-	race := func(op func(i int) (string, error)) (wins []int, etags []string) {
+	race := func(lose error, op func(i int) (string, error)) (wins []int, etags []string) {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		losers := map[string]int{}
@@ -235,10 +250,10 @@ func TestS3ConcurrentConditionalWrites(t *testing.T) {
 				switch {
 				case err == nil:
 					wins, etags = append(wins, i), append(etags, etag)
-				case errors.Is(err, core.ErrPreconditionFailed):
+				case errors.Is(err, lose):
 					losers[err.Error()]++
 				default:
-					t.Errorf("writer %d: %v, want success or ErrPreconditionFailed", i, err)
+					t.Errorf("writer %d: %v, want success or %v", i, err, lose)
 				}
 			}()
 		}
@@ -253,7 +268,7 @@ func TestS3ConcurrentConditionalWrites(t *testing.T) {
 	if _, err := s.PutIfAbsent(ctx, "ilm/warm-up.json", []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
-	wins, etags := race(func(i int) (string, error) { return s.PutIfAbsent(ctx, key, body("create", i)) })
+	wins, etags := race(core.ErrExists, func(i int) (string, error) { return s.PutIfAbsent(ctx, key, body("create", i)) })
 	if len(wins) != 1 {
 		t.Fatalf("create-only race: writers %v all succeeded, want exactly one", wins)
 	}
@@ -262,7 +277,7 @@ func TestS3ConcurrentConditionalWrites(t *testing.T) {
 	}
 
 	cur := etags[0]
-	wins, etags = race(func(i int) (string, error) { return s.PutIfMatch(ctx, key, body("cas", i), cur) })
+	wins, etags = race(core.ErrPreconditionFailed, func(i int) (string, error) { return s.PutIfMatch(ctx, key, body("cas", i), cur) })
 	if len(wins) != 1 {
 		t.Fatalf("CAS race from one ETag: writers %v all succeeded, want exactly one", wins)
 	}

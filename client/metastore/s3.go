@@ -25,6 +25,7 @@ import (
 type S3 struct {
 	name, bucket, prefix string
 	c                    *s3.Client
+	creds                aws.CredentialsProvider
 }
 
 // OpenS3 parses s3://host:port/bucket[/prefix].
@@ -55,11 +56,27 @@ func OpenS3(ctx context.Context, url string) (*S3, error) {
 		// reads. Validation still runs when the server sends a checksum.
 		o.DisableLogOutputChecksumValidationSkipped = true
 	})
-	return &S3{name: url, bucket: bucket, prefix: prefix, c: c}, nil
+	return &S3{name: url, bucket: bucket, prefix: prefix, c: c, creds: cfg.Credentials}, nil
 }
 
 // Name returns the pool URL.
 func (s *S3) Name() string { return s.name }
+
+// Actor is the access key ID of the store's credentials: who recovery
+// receipts and audit lines name. Never the secret.
+func (s *S3) Actor(ctx context.Context) (string, error) {
+	if s.creds == nil {
+		return "", fmt.Errorf("%s: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_PROFILE", s.name)
+	}
+	c, err := s.creds.Retrieve(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%s: credentials: %w", s.name, err)
+	}
+	if c.AccessKeyID == "" {
+		return "", fmt.Errorf("%s: credentials have no access key ID", s.name)
+	}
+	return "access-key:" + c.AccessKeyID, nil
+}
 
 func (s *S3) mapErr(key string, err error) error {
 	var ae smithy.APIError
@@ -72,6 +89,31 @@ func (s *S3) mapErr(key string, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %s: %w", s.name, key, err)
+}
+
+// conditionalErr maps a failed conditional write to the store contract's
+// typed error (docs/design/recovery.md#metadata-store-write-contract). S3
+// servers answer a conditional request on a missing key differently
+// (SeaweedFS: 412 for a DELETE with If-Match, 404 for a PUT), so a 412 on
+// If-Match is resolved by a HEAD: a missing key is ErrNotFound, a present
+// one ErrPreconditionFailed. Either answer was true at some instant during
+// the call; the write itself changed nothing.
+func (s *S3) conditionalErr(ctx context.Context, key string, err error, create bool) error {
+	mapped := s.mapErr(key, err)
+	if !errors.Is(mapped, core.ErrPreconditionFailed) {
+		return mapped
+	}
+	if create {
+		return fmt.Errorf("%s: %s: %w", s.name, key, core.ErrExists)
+	}
+	_, herr := s.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key)})
+	if herr == nil {
+		return mapped
+	}
+	if h := s.mapErr(key, herr); errors.Is(h, core.ErrNotFound) {
+		return h
+	}
+	return mapped
 }
 
 // Get is a strong read.
@@ -112,7 +154,7 @@ func (s *S3) List(ctx context.Context, prefix, token string, limit int) (core.Pa
 func (s *S3) PutIfAbsent(ctx context.Context, key string, data []byte) (string, error) {
 	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), Body: bytes.NewReader(data), IfNoneMatch: aws.String("*")})
 	if err != nil {
-		return "", s.mapErr(key, err)
+		return "", s.conditionalErr(ctx, key, err, true)
 	}
 	return strings.Trim(aws.ToString(out.ETag), `"`), nil
 }
@@ -121,7 +163,7 @@ func (s *S3) PutIfAbsent(ctx context.Context, key string, data []byte) (string, 
 func (s *S3) PutIfMatch(ctx context.Context, key string, data []byte, etag string) (string, error) {
 	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), Body: bytes.NewReader(data), IfMatch: aws.String(`"` + etag + `"`)})
 	if err != nil {
-		return "", s.mapErr(key, err)
+		return "", s.conditionalErr(ctx, key, err, false)
 	}
 	return strings.Trim(aws.ToString(out.ETag), `"`), nil
 }
@@ -130,7 +172,7 @@ func (s *S3) PutIfMatch(ctx context.Context, key string, data []byte, etag strin
 func (s *S3) DeleteIfMatch(ctx context.Context, key, etag string) error {
 	_, err := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), IfMatch: aws.String(`"` + etag + `"`)})
 	if err != nil {
-		return s.mapErr(key, err)
+		return s.conditionalErr(ctx, key, err, false)
 	}
 	return nil
 }

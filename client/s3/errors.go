@@ -22,6 +22,11 @@ var (
 	// ErrVersionOrder: a listing's versions of one key do not start with
 	// the single IsLatest version, so "newest first" cannot be trusted.
 	ErrVersionOrder = errors.New("listing does not list a key's latest version first")
+	// ErrNoConditionalWrite: the server answered a cursor PUT carrying
+	// If-None-Match or If-Match with 501 NotImplemented. Cursors in its
+	// buckets cannot be protected against a second pass overwriting them,
+	// so none is written there.
+	ErrNoConditionalWrite = errors.New("server does not implement conditional PUT (If-None-Match/If-Match), so --state s3:// cannot keep two passes from overwriting each other's cursors")
 	// ErrMarkerStuck: a truncated listing's continuation markers did not
 	// advance; the page is not acted on.
 	ErrMarkerStuck = errors.New("listing continuation marker did not advance")

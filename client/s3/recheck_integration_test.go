@@ -120,11 +120,14 @@ func TestLargeObjectETagOnDelete(t *testing.T) {
 	const mib = 1 << 20
 	shapes := []struct {
 		name string
-		put  func(t *testing.T, b string) string // returns the ETag the upload answered
+		put  func(t *testing.T, w *itest.S3, b string) string // returns the ETag the upload answered
 	}{
-		{"multipart 2x5MiB", func(t *testing.T, b string) string { _, etag := c.PutMultipart(t, b, "big", 5*mib, 5*mib); return etag }},
-		{"single PUT 10MiB", func(t *testing.T, b string) string {
-			_, etag := c.PutObject(t, b, "big", strings.Repeat("x", 10*mib), nil)
+		{"multipart 2x5MiB", func(t *testing.T, w *itest.S3, b string) string {
+			_, etag := w.PutMultipart(t, b, "big", 5*mib, 5*mib)
+			return etag
+		}},
+		{"single PUT 10MiB", func(t *testing.T, w *itest.S3, b string) string {
+			_, etag := w.PutObject(t, b, "big", strings.Repeat("x", 10*mib), nil)
 			return etag
 		}},
 	}
@@ -138,8 +141,8 @@ func TestLargeObjectETagOnDelete(t *testing.T) {
 				if versioning == "Suspended" {
 					c.PutVersioning(t, b, versioning)
 				}
-				c.PutLifecycleXML(t, b, lifecycleXML(`<Rule><ID>all</ID><Status>Enabled</Status><Filter></Filter><Expiration><Days>1</Days></Expiration></Rule>`))
-				uploaded := shape.put(t, b)
+				w, age := agedWriter(t, c, 3*day)
+				uploaded := shape.put(t, w, b)
 
 				st := openStore(t, time.Now)
 				objs, _, err := st.ListObjects(ctx, b, "", 10)
@@ -170,8 +173,9 @@ func TestLargeObjectETagOnDelete(t *testing.T) {
 					t.Errorf("HeadObject ETag %s, the upload answered %s", headETag, uploaded)
 				}
 				// Measured at the pinned SeaweedFS (README § Any S3 endpoint):
-				// a null version lists the chunk-derived ETag.
-				if wantSame := versioning == "Enabled"; (listed.ETag == headETag) != wantSame {
+				// a null version lists the chunk-derived ETag. MinIO lists
+				// the object's own.
+				if wantSame := versioning == "Enabled" || itest.ServerEnv(t) == itest.MinIO; (listed.ETag == headETag) != wantSame {
 					t.Errorf("listing ETag %s, HEAD ETag %s: equal %v, want %v as measured; update README's table if the server changed", listed.ETag, headETag, !wantSame, wantSame)
 				}
 				if listed.ETag != headETag {
@@ -184,9 +188,12 @@ func TestLargeObjectETagOnDelete(t *testing.T) {
 					t.Logf("DeleteObject with If-Match: <listing ETag>: %v", err)
 				}
 
-				ageBucket(t, c, b, 3*day)
+				// Only now: MinIO answers HEAD of a version its lifecycle
+				// finds due with 404 (outcomesMatch).
+				c.PutLifecycleXML(t, b, lifecycleXML(`<Rule><ID>all</ID><Status>Enabled</Status><Filter></Filter><Expiration><Days>1</Days></Expiration></Rule>`))
+				age(b)
 				rep := runPass(t, time.Now(), t.TempDir())
-				if got := outcomes(rep, b); !mapsEqual(got, map[string]int{"DONE": 1}) {
+				if got := outcomes(rep, b); !outcomesMatch(t, got, map[string]int{"DONE": 1}) {
 					t.Errorf("outcomes on %s = %v, want DONE 1", b, got)
 				}
 				want := []string{}

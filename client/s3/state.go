@@ -113,15 +113,16 @@ func (d *dirState) write(ctx context.Context, path string, data []byte) error {
 // the same endpoint. Writes are conditional: If-Match with the ETag this
 // store last read or wrote, If-None-Match: * when it saw none, so two
 // passes racing on one shard's cursor cannot silently overwrite each other
-// (the loser gets ErrStateConflict). A server answering 501 to conditional
-// writes gets plain PUTs from then on.
+// (the loser gets ErrStateConflict). A server that does not implement
+// conditional PUT (501 NotImplemented) gets no unconditional write
+// instead: the save fails with ErrNoConditionalWrite, since a plain PUT
+// would silently give up that guarantee.
 type bucketState struct {
 	s              *Store
 	bucket, prefix string
 
-	mu          sync.Mutex
-	etags       map[string]string // filer path → ETag last seen
-	noCondWrite bool
+	mu    sync.Mutex
+	etags map[string]string // filer path → ETag last seen
 }
 
 func (b *bucketState) String() string { return "s3://" + b.bucket + "/" + b.prefix }
@@ -167,28 +168,22 @@ func (b *bucketState) write(ctx context.Context, path string, data []byte) error
 	}
 	b.mu.Lock()
 	etag, seen := b.etags[path]
-	plain := b.noCondWrite
 	b.mu.Unlock()
 	in := &s3api.PutObjectInput{Bucket: aws.String(b.bucket), Key: aws.String(key), Body: bytes.NewReader(data), ContentType: aws.String("application/json")}
-	if !plain {
-		if seen {
-			in.IfMatch = aws.String(etag)
-		} else {
-			in.IfNoneMatch = aws.String("*")
-		}
+	header := "If-None-Match: *"
+	if seen {
+		in.IfMatch = aws.String(etag)
+		header = "If-Match"
+	} else {
+		in.IfNoneMatch = aws.String("*")
 	}
 	out, err := b.s.c.PutObject(ctx, in)
-	if err != nil && !plain && isCode(err, "NotImplemented") {
-		b.mu.Lock()
-		b.noCondWrite = true
-		b.mu.Unlock()
-		in.IfMatch, in.IfNoneMatch = nil, nil
-		in.Body = bytes.NewReader(data)
-		out, err = b.s.c.PutObject(ctx, in)
-	}
 	if err != nil {
 		if httpStatus(err) == 412 || isCode(err, "PreconditionFailed", "ConditionalRequestConflict") {
 			return fmt.Errorf("%s/%s: %w: another ilmctl pass may be running on the same shards", b.bucket, key, ErrStateConflict)
+		}
+		if httpStatus(err) == 501 || isCode(err, "NotImplemented") {
+			return fmt.Errorf("%s/%s: PutObject with %s: %w (%v): keep cursors in a local directory (--state DIR) on the one host that runs the passes", b.bucket, key, header, ErrNoConditionalWrite, err)
 		}
 		return apiErr("PutObject", b.bucket+"/"+key, err)
 	}

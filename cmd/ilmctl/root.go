@@ -8,6 +8,7 @@ import (
 	filercmd "github.com/ilmctl/ilmctl/commands/filer"
 	journalcmd "github.com/ilmctl/ilmctl/commands/journal"
 	reconcilecmd "github.com/ilmctl/ilmctl/commands/reconcile"
+	recoverycmd "github.com/ilmctl/ilmctl/commands/recovery"
 	runcmd "github.com/ilmctl/ilmctl/commands/run"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -39,7 +40,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage, 3 pass incomplete (cursors saved),
 		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
 	})
 	cmdutil.Group(root)
-	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), reconcilecmd.NewCommand())
+	root.AddCommand(runcmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), reconcilecmd.NewCommand(), recoverycmd.NewCommand())
 	return root
 }
 

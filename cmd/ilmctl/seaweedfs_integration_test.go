@@ -68,6 +68,7 @@ type runResult struct {
 // while shards 8-15 have nothing of this bucket to do and finish at once;
 // the kill waits until their new cursors are on the filer.
 func TestSeaweedFSKilledMidPass(t *testing.T) {
+	itest.RequireServer(t, itest.SeaweedFS, "it kills and restarts the server with scripts/seaweedfs.sh and reads cursors on its filer")
 	ft := itest.FilerEnv(t)
 	s3c := itest.FromEnv(t)
 	if out, err := weedScript(t, "status"); err != nil || !strings.Contains(out, "filer="+ft.Filer+" ") {
@@ -324,6 +325,7 @@ func waitMidPass(t *testing.T, s3c *itest.S3, st *seaweedfs.Store, bucket string
 // A real pass dated ahead of the filer's clock is refused before anything
 // runs (exit 2, naming --dry-run); the same date with --dry-run previews.
 func TestFutureNowRefusedOnLiveFiler(t *testing.T) {
+	itest.RequireServer(t, itest.SeaweedFS, "it runs against seaweedfs://, the filer behind the S3 gateway")
 	ft := itest.FilerEnv(t)
 	ahead := time.Now().Add(72 * time.Hour).UTC().Format(time.RFC3339)
 	args := []string{"run", "--filer", "seaweedfs://" + ft.Filer, "--s3-grpc", ft.S3GRPC, "--now", ahead, "-o", "json"}

@@ -167,6 +167,7 @@ func contents(t *testing.T, s3c *itest.S3, bucket string) []string {
 // a cursor taken over from a pass over shards 0-7 made the taker-over skip
 // those objects.
 func TestTakeoverWithSeaweedFSWorker(t *testing.T) {
+	itest.RequireServer(t, itest.SeaweedFS, "it hands shards over between ilmctl and SeaweedFS's own lifecycle worker")
 	ft := itest.FilerEnv(t)
 	s3c := itest.FromEnv(t)
 	st := itest.OpenFiler(t, ft)

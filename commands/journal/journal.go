@@ -21,6 +21,7 @@ import (
 	"github.com/ilmctl/ilmctl/core/envelope"
 	corejournal "github.com/ilmctl/ilmctl/core/journal"
 	"github.com/ilmctl/ilmctl/core/metastore"
+	"github.com/ilmctl/ilmctl/core/recovery"
 	"github.com/ilmctl/ilmctl/core/tierdelete"
 	"github.com/ilmctl/ilmctl/core/transition"
 	"github.com/ilmctl/ilmctl/render"
@@ -106,7 +107,7 @@ func (c *common) open(ctx context.Context) (*scanInput, error) {
 			return nil, &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err}
 		}
 	}
-	in := &scanInput{opt: corejournal.Options{Clock: clock}, release: func() {}}
+	in := &scanInput{opt: corejournal.Options{Clock: clock, Artifacts: recovery.DescribeArtifact}, release: func() {}}
 	for _, m := range c.metas {
 		s, err := clientmeta.Open(ctx, m)
 		if err != nil {

@@ -167,7 +167,7 @@ configuration was rejected (the bucket got no action). 3 wins over 4.`,
 	f.BoolVar(&o.s3.pathStyle, "s3-path-style", false, "s3:// only: address buckets as host/bucket (SeaweedFS, MinIO, IP endpoints) instead of bucket.host")
 	f.StringVar(&o.s3.region, "region", "", "s3:// only: signing region (default $AWS_REGION, else us-east-1)")
 	f.StringVar(&o.s3.state, "state", "", "s3:// only: where cursors live, a directory or s3://bucket/prefix on the same endpoint (default ./ilmctl-state)")
-	f.BoolVar(&o.s3.checkCAS, "check-cas", false, "s3:// only: before the pass, check that the server honours If-Match on DeleteObject; exit 1 if it does not")
+	f.BoolVar(&o.s3.checkCAS, "check-cas", false, "s3:// only: before the pass, check that the server honours If-Match on DeleteObject; exit 1 if it does not (without it, a real s3:// pass warns once: conditional_delete_unproven)")
 	o.obsFlags.add(f)
 	o.output = cmdutil.AddOutputFlag(cmd, outputFormats...)
 	return cmd
@@ -244,6 +244,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	res.AddNotices(dailyrun.TransitionNotices(buckets)...)
+	res.AddNotices(o.s3.unproven(fl, o.filer, o.dryRun)...)
 	rep := render.NewRunReport(res, bucketErrs)
 	metricsErr := obs.write(ctx, res, rep)
 	for _, line := range render.NoticeLines(rep.Notices) {
@@ -387,6 +388,17 @@ func (f s3Flags) check(filerSpec string) error {
 		return cmdutil.Usage("--s3-path-style, --region, --state and --check-cas apply to s3:// filers only (got --filer %s)", filerSpec)
 	}
 	return nil
+}
+
+// unproven returns the NoticeConditionalDeleteUnproven of a real pass over
+// a store whose deletes rely on the server honouring If-Match
+// (filer.CASChecker) when --check-cas did not prove it (README § Any S3
+// endpoint). A dry run deletes nothing, so it has none.
+func (f s3Flags) unproven(fl client.Filer, filerSpec string, dryRun bool) []dailyrun.Notice {
+	if _, ok := fl.(filer.CASChecker); !ok || f.checkCAS || dryRun {
+		return nil
+	}
+	return []dailyrun.Notice{dailyrun.ConditionalDeleteUnproven(filerSpec)}
 }
 
 // apply runs --check-cas on a store that can be probed

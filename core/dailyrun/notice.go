@@ -25,7 +25,20 @@ const (
 	// names. It comes from the configuration, not from a key: Key is empty
 	// and RuleID and Action name the action.
 	NoticeTransitionNotExecuted NoticeKind = "transition_not_executed"
+	// NoticeConditionalDeleteUnproven is a pass whose deletes rely on the
+	// server honouring If-Match on DeleteObject (s3://) when nothing in
+	// this pass proved that it does (--check-cas was not given). It is
+	// about the pass: Bucket, Key, RuleID and Action are empty.
+	NoticeConditionalDeleteUnproven NoticeKind = "conditional_delete_unproven"
 )
+
+// ConditionalDeleteUnproven is the NoticeConditionalDeleteUnproven of a
+// pass against endpoint; the caller adds it to its Result (AddNotices).
+func ConditionalDeleteUnproven(endpoint string) Notice {
+	return Notice{Kind: NoticeConditionalDeleteUnproven, Reason: endpoint + " was not probed for If-Match on DeleteObject; " +
+		"a server that ignores it (MinIO does) would delete an object overwritten between ilmctl's re-read and its delete; " +
+		"run with --check-cas to refuse such a server"}
+}
 
 func (k NoticeKind) String() string { return string(k) }
 

@@ -68,6 +68,12 @@ func (c *classifier) classify(e *entry) {
 		setOut(e, Terminal, RetainHistory, "worker result history; no GC owner")
 	case *decom.Classified:
 		c.decommission(e, p)
+	case *Artifact:
+		if p.Terminal {
+			setOut(e, Terminal, RetainHistory, p.Reason)
+		} else {
+			setOut(e, Active, LeaveToOwner, p.Reason)
+		}
 	}
 }
 
@@ -117,6 +123,8 @@ func describe(e *entry) {
 		r.Schema = manualjob.ResultSchema
 		r.State = string(p.Result)
 		r.Owner = "job " + p.JobID
+	case *Artifact:
+		r.Schema, r.State, r.Owner = p.Schema, p.State, p.Owner
 	}
 }
 

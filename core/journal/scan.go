@@ -37,6 +37,26 @@ type Options struct {
 	Clock    func() time.Time // required
 	Sources  SourceProver     // optional
 	PageSize int              // list page size; 0 means 1000
+	// Artifacts decodes ilmctl's own recovery artifacts (controls,
+	// exports, disposition receipts); core/recovery provides it
+	// (recovery.DescribeArtifact), which builds on this package. Without
+	// it those records are corrupt: undecoded bytes are never trusted.
+	Artifacts ArtifactDescriber
+}
+
+// ArtifactDescriber strictly decodes the recovery artifact of kind stored
+// at key; an error makes the record corrupt.
+type ArtifactDescriber func(kind ilmpath.Kind, key string, data []byte) (Artifact, error)
+
+// Artifact is a decoded recovery artifact as the journal shows it. Its
+// owner is ilmctl's recovery tooling (docs/design/recovery.md): a live
+// control or an unfinished disposition is active, an export or a completed
+// disposition is retained history.
+type Artifact struct {
+	Schema, State, Owner string
+	Terminal             bool   // immutable history: no actor may change it
+	Reason               string // one line for the classification
+	Decoded              any    // the decoded record, for show
 }
 
 // Copy is one pool's copy of a record.
@@ -156,7 +176,7 @@ func Scan(ctx context.Context, pools []metastore.Store, opt Options) (*Report, e
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		decode(byKey[k])
+		decode(byKey[k], opt.Artifacts)
 	}
 	c := &classifier{ctx: ctx, opt: opt, now: opt.Clock(), byKey: byKey, complete: !rep.Incomplete}
 	for _, k := range keys {
@@ -211,7 +231,7 @@ func protocolOf(k ilmpath.Kind) Protocol {
 	return ProtoOther
 }
 
-func decode(e *entry) {
+func decode(e *entry, artifacts ArtifactDescriber) {
 	e.rec = Record{Path: e.key, Copies: e.copies, Raw: e.data[0]}
 	if strings.HasPrefix(e.key, DecommissionRoot) {
 		decodeDecom(e)
@@ -269,6 +289,15 @@ func decode(e *entry) {
 		e.payload, err = manualjob.DecodeTask(e.key, data)
 	case ilmpath.KindManualResult:
 		e.payload, err = manualjob.DecodeResult(e.key, data)
+	case ilmpath.KindRecoveryControl, ilmpath.KindRecoveryExport, ilmpath.KindRecoveryDisposition:
+		if artifacts == nil {
+			err = fmt.Errorf("namespace %s holds ilmctl recovery artifacts; this scan was given no decoder for them", e.loc.Namespace.Name)
+			break
+		}
+		var a Artifact
+		if a, err = artifacts(e.loc.Kind, e.key, data); err == nil {
+			e.payload = &a
+		}
 	default:
 		err = fmt.Errorf("namespace %s is registered but ilmctl does not decode it yet", e.loc.Namespace.Name)
 	}

@@ -1,7 +1,7 @@
 // Package metastore defines the metadata-store port ("pool") the durable
 // ILM protocols need: strong read with ETag, create-only put, ETag CAS,
-// ETag-conditional delete and paged listing, the write primitives RustFS's
-// durable ILM records rely on (docs/design/ilm-records.md). Implementations
+// ETag-conditional delete and paged listing
+// (docs/design/recovery.md#metadata-store-write-contract). Implementations
 // live in client/metastore.
 package metastore
 
@@ -12,10 +12,18 @@ import (
 	"time"
 )
 
-// Errors every Store returns (wrapped) so callers can errors.Is them.
+// Errors every Store returns (wrapped) so callers can errors.Is them. The
+// three write outcomes are distinct, and every Store returns the same one
+// for the same situation (docs/design/recovery.md#metadata-store-write-contract):
+//
+//   - ErrNotFound: the key does not exist (Get, PutIfMatch, DeleteIfMatch);
+//   - ErrExists: PutIfAbsent found the key already present;
+//   - ErrPreconditionFailed: the key exists but its ETag is not the one
+//     PutIfMatch or DeleteIfMatch named.
 var (
 	ErrNotFound                = errors.New("key not found")
-	ErrPreconditionFailed      = errors.New("precondition failed")
+	ErrExists                  = errors.New("key already exists")
+	ErrPreconditionFailed      = errors.New("precondition failed: ETag changed")
 	ErrTruncatedWithoutToken   = errors.New("list page is truncated but has no continuation token")
 	ErrPaginationDidNotAdvance = errors.New("list continuation token did not advance")
 )
@@ -49,18 +57,23 @@ type Reader interface {
 // Store is one metadata pool.
 type Store interface {
 	Reader
-	// PutIfAbsent creates key only if absent (If-None-Match: *).
+	// PutIfAbsent creates key only if absent (If-None-Match: *); an
+	// existing key is ErrExists.
 	PutIfAbsent(ctx context.Context, key string, data []byte) (string, error)
-	// PutIfMatch replaces key only if its ETag is etag (If-Match).
+	// PutIfMatch replaces key only if its ETag is etag (If-Match); a
+	// missing key is ErrNotFound (and is not created), another ETag
+	// ErrPreconditionFailed.
 	PutIfMatch(ctx context.Context, key string, data []byte, etag string) (string, error)
-	// DeleteIfMatch removes key only if its ETag is etag.
+	// DeleteIfMatch removes key only if its ETag is etag; a missing key is
+	// ErrNotFound, another ETag ErrPreconditionFailed.
 	DeleteIfMatch(ctx context.Context, key, etag string) error
 }
 
 // ListAll pages through prefix, validating each page before fn sees any
 // of its objects: a truncated page without a continuation token, or a
 // token that does not advance, is an error and fn is not called for that
-// page (docs/design/ilm-records.md#incomplete-scans).
+// page: a listing either covers the prefix or is an error, never quietly
+// short.
 func ListAll(ctx context.Context, s Reader, prefix string, pageSize int, fn func([]Object) error) error {
 	token := ""
 	for {

@@ -187,6 +187,13 @@ func (s *S3) PutLifecycleXML(t testing.TB, bucket, xml string) {
 	}
 }
 
+// TryPutLifecycleXML is PutLifecycleXML returning the server's answer
+// instead of failing t, for tests of what a server refuses.
+func (s *S3) TryPutLifecycleXML(t testing.TB, bucket, xml string) error {
+	t.Helper()
+	return s.putLifecycleRaw(ctx(t), bucket, xml)
+}
+
 // PutObject writes key with body and, when tags is non-empty, those object
 // tags. It returns the new version ID ("" on an unversioned bucket, as S3
 // reports none) and the ETag without quotes.

@@ -92,7 +92,7 @@ func New() *Recorder {
 	r.status = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: Status,
 		Help: "1 for the last pass's status (ok, cancelled, halted, error), 0 for the others."}, []string{"status"})
 	r.notices = prometheus.NewCounterVec(prometheus.CounterOpts{Name: NoticesTotal,
-		Help: "What the last pass saw and deliberately did not act on, by notice kind (ambiguous_layout: a key whose entries do not name one entry per version ID; transition_not_executed: a transition action, which ilmctl does not run)."},
+		Help: "What the last pass saw and deliberately did not act on, by notice kind (ambiguous_layout: a key whose entries do not name one entry per version ID; transition_not_executed: a transition action, which ilmctl does not run; conditional_delete_unproven: an s3:// pass without --check-cas)."},
 		[]string{"kind"})
 	r.errors = prometheus.NewGauge(prometheus.GaugeOpts{Name: Errors,
 		Help: "The last pass's heartbeat errors=: what did not end ok."})

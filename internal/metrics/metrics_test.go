@@ -78,7 +78,7 @@ ilmctl_daily_run_last_run_timestamp_seconds 1.795996807e+09
 # HELP ilmctl_daily_run_last_success_timestamp_seconds When the last successful pass (exit 0) ended, Unix seconds; a pass that fails carries it over.
 # TYPE ilmctl_daily_run_last_success_timestamp_seconds gauge
 ilmctl_daily_run_last_success_timestamp_seconds 1.795996807e+09
-# HELP ilmctl_daily_run_notices_total What the last pass saw and deliberately did not act on, by notice kind (ambiguous_layout: a key whose entries do not name one entry per version ID; transition_not_executed: a transition action, which ilmctl does not run).
+# HELP ilmctl_daily_run_notices_total What the last pass saw and deliberately did not act on, by notice kind (ambiguous_layout: a key whose entries do not name one entry per version ID; transition_not_executed: a transition action, which ilmctl does not run; conditional_delete_unproven: an s3:// pass without --check-cas).
 # TYPE ilmctl_daily_run_notices_total counter
 ilmctl_daily_run_notices_total{kind="ambiguous_layout"} 1
 # HELP ilmctl_daily_run_status 1 for the last pass's status (ok, cancelled, halted, error), 0 for the others.

@@ -1,0 +1,152 @@
+package recovery
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	"github.com/ilmctl/ilmctl/core/envelope"
+	core "github.com/ilmctl/ilmctl/core/recovery"
+	"github.com/ilmctl/ilmctl/render"
+)
+
+func newAbandon() *cobra.Command {
+	var c common
+	var exportID, exportSHA, receipt, reason string
+	var confirm, ack bool
+	cmd := &cobra.Command{
+		Use:   "abandon CONTROL-ID --export-id ID --export-sha256 HEX --receipt FILE --reason legacy_remote_cleanup_abandoned",
+		Short: "Remove a legacy tier-delete journal v1/v2 after its export (dry run unless confirmed)",
+		Long: `abandon removes the local copies of one tier-delete journal v1 or v2, which
+RustFS can never clean up by itself (v1 has no backend identity, v2 no
+remote-version authority), after it was exported with 'recovery export'.
+It accepts that the remote object the journal was meant to delete may leak:
+it never sends any request to a tier backend and never claims that remote
+cleanup happened.
+
+Without --confirm and --acknowledge-remote-cleanup-abandoned it is a dry
+run: every check runs and the plan is printed, nothing is written. Giving
+only one of the two flags is an error.
+
+When executed it installs a Prepared disposition receipt bound to the
+export and the immutable sorted copy manifest (in the control pool), proves
+every bound copy is still at its exact ETag and digest, moves to Applying,
+then per copy: deletes it only at its exact ETag, proves it absent by a
+strong read, and records it in the receipt's confirmed_absent set. It ends
+Completed after a final all-pool absence proof, and marks the control
+abandoned. If it is interrupted (crash, lost response), run the same
+command again: it continues from the receipt (use a fresh receipt from
+'recovery inspect' if the old one expired).
+
+It is refused for v3-v6 journals, malformed records, while an active
+decommission receipt covers the record, when any pool cannot be read, and
+when any copy differs from the export (a replacement is kept, never
+deleted). The observation receipt must be yours, unexpired, and taken of
+the current control generation.`,
+		Example: `  # 1. observe, 2. export, 3. dry run, 4. execute
+  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt-out receipt.json
+  ilmctl recovery export 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt receipt.json --out export.json
+  ilmctl recovery abandon 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt receipt.json \
+      --export-id 410dc74e6ec7a46b... --export-sha256 382e7cf6625eeb81... --reason legacy_remote_cleanup_abandoned
+  ilmctl recovery abandon 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt receipt.json \
+      --export-id 410dc74e6ec7a46b... --export-sha256 382e7cf6625eeb81... --reason legacy_remote_cleanup_abandoned \
+      --confirm --acknowledge-remote-cleanup-abandoned`,
+		Args: oneControlArg("abandon"),
+	}
+	c.flags(cmd)
+	cmd.Flags().StringVar(&exportID, "export-id", "", "export ID printed by 'recovery export' (required)")
+	cmd.Flags().StringVar(&exportSHA, "export-sha256", "", "SHA-256 of the export envelope printed by 'recovery export' (required)")
+	cmd.Flags().StringVar(&receipt, "receipt", "", "observation receipt from 'recovery inspect --receipt-out' (required)")
+	cmd.Flags().StringVar(&reason, "reason", "", "operator reason code (required): "+string(core.ReasonLegacyRemoteCleanupAbandoned))
+	cmd.Flags().BoolVar(&confirm, "confirm", false, "execute instead of a dry run (needs --acknowledge-remote-cleanup-abandoned too)")
+	cmd.Flags().BoolVar(&ack, "acknowledge-remote-cleanup-abandoned", false, "acknowledge that the remote object may leak and is never cleaned up by this (needs --confirm too)")
+	output := cmdutil.AddOutputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := output()
+		if err != nil {
+			return err
+		}
+		switch {
+		case len(exportID) != 64 || !envelope.IsSHA256Hex(strings.ToLower(exportID)):
+			return cmdutil.Usage("--export-id %q: give the full 64-digit export ID 'recovery export' printed", exportID)
+		case !envelope.IsSHA256Hex(strings.ToLower(exportSHA)):
+			return cmdutil.Usage("--export-sha256 %q: give the 64-digit export_sha256 'recovery export' printed", exportSHA)
+		case reason != string(core.ReasonLegacyRemoteCleanupAbandoned):
+			return cmdutil.Usage("--reason %q: the only accepted reason is %s", reason, core.ReasonLegacyRemoteCleanupAbandoned)
+		case confirm != ack:
+			return cmdutil.Usage("executing abandon needs both --confirm and --acknowledge-remote-cleanup-abandoned; give neither for a dry run")
+		}
+		r, err := readReceipt(receipt)
+		if err != nil {
+			return err
+		}
+		e, err := c.open(cmd)
+		if err != nil {
+			return err
+		}
+		execute := confirm && ack
+		res, err := core.Abandon(ctxOf(cmd), e.pools, core.AbandonRequest{
+			ControlID: args[0], ExportID: strings.ToLower(exportID), ExportSHA256: strings.ToLower(exportSHA),
+			Reason: core.ReasonCode(reason), Receipt: r, Actor: e.actor, Clock: now, Execute: execute,
+		})
+		action := "abandon"
+		if !execute {
+			action = "abandon_dry_run"
+		}
+		line := auditLine{Action: action, Protocol: string(r.Protocol), ControlID: r.ControlID, SourceGeneration: r.CopySetSHA256,
+			ControlGeneration: strconv.FormatUint(r.ControlRevision, 10), ExportID: strings.ToLower(exportID), ReasonCode: reason, Outcome: outcomeOf(err)}
+		if res != nil && res.Disposition != nil {
+			line.DispositionID = res.Disposition.DispositionID
+		}
+		e.audit(line)
+		if res != nil && len(res.Steps) > 0 {
+			if rerr := renderAbandon(e.out, format, res, err); rerr != nil {
+				return rerr
+			}
+		}
+		if err != nil {
+			_ = c.finish(e)
+			return exitFor(notFoundHint(err))
+		}
+		return c.finish(e)
+	}
+	return cmd
+}
+
+func renderAbandon(w io.Writer, f render.Format, res *core.AbandonResult, runErr error) error {
+	var state string
+	var confirmed, total int
+	if d := res.Disposition; d != nil {
+		state, confirmed, total = string(d.State), len(d.ConfirmedAbsent), len(d.Manifest)
+	}
+	if f == render.FormatJSON {
+		out := map[string]any{"dry_run": res.DryRun, "steps": res.Steps, "state": state, "confirmed_absent": confirmed, "manifest_copies": total}
+		if res.Disposition != nil {
+			out["disposition_id"] = res.Disposition.DispositionID
+		}
+		if runErr != nil {
+			out["error"] = runErr.Error()
+		}
+		return render.JSON(w, out)
+	}
+	var rows [][]string
+	for _, s := range res.Steps {
+		rows = append(rows, []string{s.Step, dash(s.Pool), dash(s.ETag), s.Result})
+	}
+	title := "Abandon"
+	if res.DryRun {
+		title = "Abandon (dry run: nothing written)"
+	}
+	if err := render.Table(w, title, []string{"STEP", "POOL", "ETAG", "RESULT"}, rows); err != nil {
+		return err
+	}
+	if res.Disposition != nil && !res.DryRun {
+		_, err := fmt.Fprintf(w, "\ndisposition %s: %s, %d of %d copies confirmed absent\n", res.Disposition.DispositionID, state, confirmed, total)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package recovery
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ilmctl/ilmctl/internal/golden"
+)
+
+// TestOutputGolden pins the scan table and the ls JSON field names and
+// vocabulary that scripts read.
+func TestOutputGolden(t *testing.T) {
+	a, b, _ := setup(t)
+	scan, _, code := run(t, "scan", "--meta", a, "--meta", b)
+	if code != 0 {
+		t.Fatalf("scan exit %d", code)
+	}
+	golden.Check(t, "scan.txt", scan, "The fixture's classification (core/journal) or the scan decision changed. ")
+	ls, _, code := run(t, "ls", "--meta", a, "--meta", b, "--limit", "3", "-o", "json")
+	if code != 0 {
+		t.Fatalf("ls exit %d", code)
+	}
+	// A control's bytes (so its ETag) hold the pool identities, digests
+	// of the temporary pool paths.
+	ls = regexp.MustCompile(`"etag": "[0-9a-f]{64}"`).ReplaceAllString(ls, `"etag": "ETAG"`)
+	golden.Check(t, "ls.json", ls, "")
+}
+
+// TestAuditFields: an audit line holds exactly the documented fields and
+// never a path, payload or pool name.
+func TestAuditFields(t *testing.T) {
+	a, b, _ := setup(t)
+	out, _, _ := run(t, "scan", "--meta", a, "--meta", b, "-o", "json")
+	id := mustJSON(t, out)["items"].([]any)[0].(map[string]any)["control_id"].(string)
+	_, errs, code := run(t, "inspect", id, "--meta", a, "--meta", b)
+	if code != 0 {
+		t.Fatalf("inspect exit %d: %s", code, errs)
+	}
+	lines := auditLines(t, errs)
+	if len(lines) != 1 {
+		t.Fatalf("%d audit lines", len(lines))
+	}
+	allowed := map[string]bool{"audit": true, "time": true, "actor": true, "action": true, "protocol": true, "control_id": true,
+		"source_generation": true, "control_generation": true, "export_id": true, "disposition_id": true, "reason_code": true, "outcome": true}
+	for k := range lines[0] {
+		if !allowed[k] {
+			t.Errorf("audit field %q is not documented", k)
+		}
+	}
+	if strings.Contains(errs, "ilm/") || strings.Contains(errs, a) {
+		t.Fatalf("audit line names a path or pool: %s", errs)
+	}
+}

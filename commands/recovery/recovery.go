@@ -1,0 +1,171 @@
+// Package recovery is `ilmctl recovery`: bounded recovery controls and the
+// operator disposition of stuck durable ILM records
+// (docs/design/recovery.md). Each command parses flags, calls
+// core/recovery and prints; nothing here or below it creates a tier
+// client.
+package recovery
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	clientmeta "github.com/ilmctl/ilmctl/client/metastore"
+	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	"github.com/ilmctl/ilmctl/core/metastore"
+	"github.com/ilmctl/ilmctl/internal/metrics"
+)
+
+// now is the clock; tests replace it.
+var now = time.Now
+
+// openStore opens one --meta URL; tests replace it to wrap stores.
+var openStore = clientmeta.Open
+
+// NewCommand returns `ilmctl recovery`.
+func NewCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "recovery",
+		Short: "Recovery controls and operator disposition of stuck ILM records",
+		Long: `recovery keeps one recovery control per stuck durable ILM record (a
+tier-delete journal, manifest, transition transaction or manual job that
+RustFS recovery cannot act on) and gives operators single-record tools for
+legacy tier-delete journals v1/v2, which no automatic recovery can ever
+clean:
+
+  scan      create or advance controls (retry schedule, operator_required)
+  ls        list controls
+  inspect   read one record in every pool, redacted; write an observation receipt
+  export    install an immutable export of the record's bytes, download it
+  abandon   remove a v1/v2 journal after its export (dry run unless confirmed)
+  retry     ask for one more bounded attempt after a fix
+
+Controls, exports and disposition receipts are written to the first --meta
+pool (the control pool); source records are read from every pool. No
+command creates a tier client or sends any request to a tier backend.
+docs/design/recovery.md explains every step.`,
+		Example: `  ilmctl recovery scan --meta dir:/srv/meta0 --meta dir:/srv/meta1
+  ilmctl recovery ls --meta dir:/srv/meta0 --meta dir:/srv/meta1 --classification retained_ambiguous
+  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt-out receipt.json`,
+	}
+	cmd.AddCommand(newScan(), newLs(), newInspect(), newExport(), newAbandon(), newRetry())
+	return cmdutil.Group(cmd)
+}
+
+// common are the flags every recovery command takes.
+type common struct {
+	metas       []string
+	metricsFile string
+}
+
+func (c *common) flags(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&c.metas, "meta", nil, "metadata pool: dir:PATH, PATH, or s3://host:port/bucket[/prefix] (repeat once per pool;\nthe first is the control pool that recovery artifacts are written to)")
+	cmd.Flags().StringVar(&c.metricsFile, "metrics-textfile", "", "write this command's recovery metrics to this *.prom file (atomically, mode 0644)")
+}
+
+// env is what a command runs with.
+type env struct {
+	pools []metastore.Store
+	actor string
+	out   io.Writer
+	errw  io.Writer
+	rec   *metrics.Recovery
+}
+
+// open validates the flags, opens every pool and names the actor (the
+// control pool's credentials' access key ID, or the OS user).
+func (c *common) open(cmd *cobra.Command) (*env, error) {
+	if len(c.metas) == 0 {
+		return nil, cmdutil.Usage("no metadata pool given: pass --meta PATH (once per pool; the first holds recovery controls)")
+	}
+	if c.metricsFile != "" && !strings.HasSuffix(c.metricsFile, ".prom") {
+		return nil, cmdutil.Usage("--metrics-textfile %q: node_exporter reads only files named *.prom (example: /var/lib/node_exporter/textfile/ilmctl-recovery.prom)", c.metricsFile)
+	}
+	if c.metricsFile != "" {
+		if _, err := filepath.Abs(c.metricsFile); err != nil {
+			return nil, cmdutil.Usage("--metrics-textfile %q: %v", c.metricsFile, err)
+		}
+	}
+	ctx := cmd.Context()
+	e := &env{out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), rec: metrics.NewRecovery()}
+	seen := map[string]bool{}
+	for _, m := range c.metas {
+		if seen[m] {
+			return nil, cmdutil.Usage("--meta %q is given twice: each pool once", m)
+		}
+		seen[m] = true
+		s, err := openStore(ctx, m)
+		if err != nil {
+			return nil, cmdutil.Usage("--meta %q: %v", m, err)
+		}
+		e.pools = append(e.pools, s)
+	}
+	actor, err := clientmeta.Actor(ctx, e.pools[0])
+	if err != nil {
+		return nil, fmt.Errorf("cannot name the actor for receipts and audit lines: %w", err)
+	}
+	e.actor = actor
+	return e, nil
+}
+
+// finish writes the metrics textfile when one was asked for.
+func (c *common) finish(e *env) error {
+	if c.metricsFile == "" || e == nil {
+		return nil
+	}
+	if err := e.rec.WriteTextfile(c.metricsFile); err != nil {
+		return fmt.Errorf("--metrics-textfile %s: %w", c.metricsFile, err)
+	}
+	return nil
+}
+
+// auditLine is the one line every operator action writes to stderr
+// (docs/design/recovery.md#metrics-and-audit): who did what to which
+// control generation, and how it ended. Never payloads, names or secrets.
+type auditLine struct {
+	Audit             string `json:"audit"`
+	Time              string `json:"time"`
+	Actor             string `json:"actor"`
+	Action            string `json:"action"`
+	Protocol          string `json:"protocol,omitempty"`
+	ControlID         string `json:"control_id,omitempty"`
+	SourceGeneration  string `json:"source_generation,omitempty"`
+	ControlGeneration string `json:"control_generation,omitempty"`
+	ExportID          string `json:"export_id,omitempty"`
+	DispositionID     string `json:"disposition_id,omitempty"`
+	ReasonCode        string `json:"reason_code,omitempty"`
+	Outcome           string `json:"outcome"`
+}
+
+func (e *env) audit(a auditLine) {
+	a.Audit, a.Actor, a.Time = "ilm_recovery", e.actor, now().UTC().Format(time.RFC3339Nano)
+	b, _ := json.Marshal(a)
+	fmt.Fprintf(e.errw, "%s\n", b)
+	proto := a.Protocol
+	e.rec.RecordAction(proto, a.Action, a.Outcome)
+}
+
+// outcomeOf turns an action's error into its bounded audit outcome.
+func outcomeOf(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case isConflict(err):
+		return "conflict"
+	case isCapacity(err):
+		return "capacity"
+	case isIncomplete(err):
+		return "incomplete"
+	case isRefused(err):
+		return "refused"
+	}
+	return "error"
+}
+
+func ctxOf(cmd *cobra.Command) context.Context { return cmd.Context() }
