@@ -140,27 +140,11 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []engine.BucketError) RunReport
 			LastWalkedNs: s.Cursor.LastWalkedNs, Truncated: s.Truncated, LimiterWaitSecond: s.LimiterWait.Seconds(),
 		})
 	}
-	byBK := map[[2]string]map[string]int64{}
 	for _, a := range r.Actions {
-		k := [2]string{a.Bucket, string(a.Kind)}
-		if byBK[k] == nil {
-			byBK[k] = map[string]int64{}
-		}
-		byBK[k][a.Outcome.String()]++
 		rep.Actions = append(rep.Actions, NewActionReport(a))
 	}
-	keys := make([][2]string, 0, len(byBK))
-	for k := range byBK {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i][0] != keys[j][0] {
-			return keys[i][0] < keys[j][0]
-		}
-		return keys[i][1] < keys[j][1]
-	})
-	for _, k := range keys {
-		rep.Buckets = append(rep.Buckets, BucketReport{Bucket: k[0], Kind: k[1], Outcomes: byBK[k]})
+	for _, b := range r.Buckets {
+		rep.Buckets = append(rep.Buckets, BucketReport{Bucket: b.Bucket, Kind: string(b.Kind), Outcomes: outcomeCounts(b.Outcomes)})
 	}
 	return rep
 }

@@ -15,8 +15,10 @@ import (
 
 // LifecycleDelete applies one lifecycle action if its target still has the
 // expected identity (version ID, mtime, size, ETag; upload ID for AbortMPU).
-// The check and the change, with its meta-log events, are one write
-// transaction. Refusals are outcomes; the error is non-nil only for I/O
+// The check and the change, with its meta-log events, are applied in one
+// write transaction, committed together with the deletes other callers
+// made meanwhile (see groupCommit) and durable before LifecycleDelete
+// returns. Refusals are outcomes; the error is non-nil only for I/O
 // failures and a cancelled ctx. Per kind:
 //
 //   - ExpirationDays, ExpirationDate: the latest version, not a delete
@@ -44,17 +46,7 @@ func (f *Filer) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 	if !knownKind(lifecycle.ActionKind(req.Kind)) {
 		return filer.OutcomeBlocked, nil
 	}
-	var out filer.Outcome
-	err := f.db.Update(func(tx *bolt.Tx) error {
-		m := &mutation{tx: tx, now: f.clock(), bucket: req.Bucket, key: req.Key}
-		var err error
-		out, err = m.apply(req)
-		return err
-	})
-	if err != nil {
-		return "", err
-	}
-	return out, nil
+	return f.deletes.submit(ctx, req)
 }
 
 func knownKind(k lifecycle.ActionKind) bool {
@@ -73,10 +65,14 @@ type mutation struct {
 	now    time.Time
 	bucket string
 	key    string
+	// buckets caches the bucket records this transaction read (a group
+	// commit applies many deletes in one; nothing in it changes a bucket
+	// record); nil reads every time.
+	buckets map[string]bucketRecord
 }
 
 func (m *mutation) apply(req filer.DeleteRequest) (filer.Outcome, error) {
-	b, ok, err := getBucket(m.tx, req.Bucket)
+	b, ok, err := m.bucketRecord(req.Bucket)
 	if err != nil || !ok {
 		return filer.OutcomeNoopResolved, err // a deleted bucket has nothing left to expire
 	}
@@ -247,4 +243,16 @@ func (m *mutation) eventTs(t filer.EventType, versionID string) (int64, error) {
 	ts := nextTsNs(m.tx, m.now.UnixNano())
 	ev := filer.Event{TsNs: ts, Type: t, Bucket: m.bucket, Key: m.key, VersionID: versionID}
 	return ts, putEvent(m.tx, ev)
+}
+
+// bucketRecord is getBucket through m.buckets.
+func (m *mutation) bucketRecord(name string) (bucketRecord, bool, error) {
+	if b, ok := m.buckets[name]; ok {
+		return b, true, nil
+	}
+	b, ok, err := getBucket(m.tx, name)
+	if err == nil && ok && m.buckets != nil {
+		m.buckets[name] = b
+	}
+	return b, ok, err
 }

@@ -199,3 +199,36 @@ func assertEmpty(t *testing.T, f *Filer) {
 		t.Errorf("meta-log holds %d events after a failed load", len(evs))
 	}
 }
+
+// A bucket whose name and versioning come before its objects is written as
+// it is decoded; one whose versioning comes after them is decoded whole
+// first and loads the same. "object_lock": true after streamed objects is
+// refused: they were checked without it.
+func TestLoadFixtureFieldOrder(t *testing.T) {
+	const versions = `[{"key":"k","versions":[{"version_id":"v1","mtime":"2026-01-01T00:00:00Z","size":1},{"version_id":"v2","mtime":"2026-02-01T00:00:00Z","size":2}]}]`
+	for _, tc := range []struct {
+		name, fixture, wantErr string
+	}{
+		{"header first", `{"buckets":[{"name":"b","versioning":"Enabled","objects":` + versions + `}]}`, ""},
+		{"versioning last", `{"buckets":[{"objects":` + versions + `,"name":"b","versioning":"Enabled"}]}`, ""},
+		{"object_lock after streamed objects", `{"buckets":[{"name":"b","versioning":"Enabled","objects":` + versions + `,"object_lock":true}]}`, `"object_lock": true comes after objects`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := openTest(t, Options{})
+			_, err := f.LoadFixture(context.Background(), strings.NewReader(tc.fixture))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				assertEmpty(t, f)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := versionIDs(lookup(t, f, "b", "k")); !slices.Equal(got, []string{"v2", "v1"}) {
+				t.Errorf("versions = %v", got)
+			}
+		})
+	}
+}

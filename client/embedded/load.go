@@ -95,10 +95,6 @@ func Load(ctx context.Context, dir string, r io.Reader, opts LoadOptions) (LoadR
 	if dir == "" {
 		return LoadResult{}, errors.New("embedded filer: empty directory: pass --filer DIR")
 	}
-	p, err := decodeFixture(r)
-	if err != nil {
-		return LoadResult{}, err
-	}
 	if err := ctx.Err(); err != nil {
 		return LoadResult{}, err
 	}
@@ -111,7 +107,7 @@ func Load(ctx context.Context, dir string, r io.Reader, opts LoadOptions) (LoadR
 		return LoadResult{}, err
 	}
 	defer unlock()
-	res, err := load(ctx, dir, p, locked, opts)
+	res, err := load(ctx, dir, r, locked, opts)
 	if err != nil && created {
 		// Fails unless the directory is empty: a kept leftover stays.
 		os.Remove(dir)
@@ -119,7 +115,7 @@ func Load(ctx context.Context, dir string, r io.Reader, opts LoadOptions) (LoadR
 	return res, err
 }
 
-func load(ctx context.Context, dir string, p *fixturePlan, locked bool, opts LoadOptions) (LoadResult, error) {
+func load(ctx context.Context, dir string, r io.Reader, locked bool, opts LoadOptions) (LoadResult, error) {
 	var res LoadResult
 	unfinished, err := unfinishedLoads(dir)
 	if err != nil {
@@ -142,19 +138,19 @@ func load(ctx context.Context, dir string, p *fixturePlan, locked bool, opts Loa
 
 	path := filepath.Join(dir, DBFile)
 	if _, err := os.Stat(path); err == nil {
-		res.FixtureSummary, err = addToFiler(ctx, dir, p, opts.Hook)
+		res.FixtureSummary, err = addToFiler(ctx, dir, r, opts.Hook)
 		return res, err
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return res, fmt.Errorf("filer %s: %w", dir, err)
 	}
-	res.FixtureSummary, err = createFiler(ctx, dir, p, opts.Hook)
+	res.FixtureSummary, err = createFiler(ctx, dir, r, opts.Hook)
 	res.Created = err == nil
 	return res, err
 }
 
 // addToFiler adds the plan to the existing filer in dir in one bbolt
 // transaction.
-func addToFiler(ctx context.Context, dir string, p *fixturePlan, hook func(LoadPoint) error) (FixtureSummary, error) {
+func addToFiler(ctx context.Context, dir string, r io.Reader, hook func(LoadPoint) error) (FixtureSummary, error) {
 	f, err := Open(dir, Options{MustExist: true})
 	if err != nil {
 		return FixtureSummary{}, err
@@ -165,7 +161,7 @@ func addToFiler(ctx context.Context, dir string, p *fixturePlan, hook func(LoadP
 			f.Close()
 		}
 	}()
-	sum, err := p.commit(ctx, f.db, hook)
+	sum, err := loadStream(ctx, f.db, r, false, hook)
 	closed = true
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close filer %s: %w", dir, cerr)
@@ -177,7 +173,7 @@ func addToFiler(ctx context.Context, dir string, p *fixturePlan, hook func(LoadP
 // and renames it into place once it is complete and on disk. On an error
 // the temporary database is removed; on a crash (or a hook that never
 // returns or panics) it stays for the next Load to remove.
-func createFiler(ctx context.Context, dir string, p *fixturePlan, hook func(LoadPoint) error) (FixtureSummary, error) {
+func createFiler(ctx context.Context, dir string, r io.Reader, hook func(LoadPoint) error) (FixtureSummary, error) {
 	tmp, err := os.CreateTemp(dir, UnfinishedPrefix+"*")
 	if err != nil {
 		return FixtureSummary{}, fmt.Errorf("create filer in %s: %w", dir, err)
@@ -186,14 +182,14 @@ func createFiler(ctx context.Context, dir string, p *fixturePlan, hook func(Load
 	err = tmp.Close()
 	var sum FixtureSummary
 	if err == nil {
-		sum, err = buildDB(ctx, dir, name, p, hook)
+		sum, err = buildDB(ctx, dir, name, r, hook)
 	}
 	if err == nil {
 		// The temporary name's entry, before the rename refers to it.
 		err = atomicfile.SyncDir(dir)
 	}
 	if err == nil && hook != nil {
-		err = hook(LoadPoint{Buckets: len(p.buckets), Durable: true})
+		err = hook(LoadPoint{Buckets: sum.Buckets, Durable: true})
 	}
 	if err == nil {
 		err = os.Rename(name, filepath.Join(dir, DBFile))
@@ -210,7 +206,7 @@ func createFiler(ctx context.Context, dir string, p *fixturePlan, hook func(Load
 
 // buildDB writes the plan into a new bbolt database at path and leaves it
 // closed and fsynced.
-func buildDB(ctx context.Context, dir, path string, p *fixturePlan, hook func(LoadPoint) error) (FixtureSummary, error) {
+func buildDB(ctx context.Context, dir, path string, r io.Reader, hook func(LoadPoint) error) (FixtureSummary, error) {
 	db, err := openDB(dir, path, modeCreate)
 	if err != nil {
 		return FixtureSummary{}, err
@@ -223,9 +219,15 @@ func buildDB(ctx context.Context, dir, path string, p *fixturePlan, hook func(Lo
 			db.Close()
 		}
 	}()
-	sum, err := p.commit(ctx, db, hook)
+	// Nothing reads this database before the rename: it commits in
+	// batches without an fsync each, and is synced once, whole, below.
+	db.NoSync = true
+	sum, err := loadStream(ctx, db, r, true, hook)
 	if err != nil {
 		return sum, err
+	}
+	if err := db.Sync(); err != nil {
+		return sum, fmt.Errorf("sync filer %s: %w", dir, err)
 	}
 	closed = true
 	if err := db.Close(); err != nil {

@@ -212,11 +212,7 @@ func TestLoadLocking(t *testing.T) {
 	if err := os.WriteFile(leftover, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, err := decodeFixture(strings.NewReader(threeBuckets))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = load(ctx, dir, p, false, LoadOptions{})
+	_, err = load(ctx, dir, strings.NewReader(threeBuckets), false, LoadOptions{})
 	var ue *UnfinishedLoadError
 	if !errors.As(err, &ue) || !strings.Contains(ue.Hint(), "remove it (rm "+leftover+") and load again") {
 		t.Errorf("unlocked load beside a leftover: %v, want UnfinishedLoadError naming it", err)

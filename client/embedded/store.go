@@ -97,16 +97,24 @@ type Options struct {
 	// packages use it to force RETRY_LATER, BLOCKED or transport errors for
 	// chosen requests.
 	DeleteHook func(req filer.DeleteRequest) (out filer.Outcome, err error, handled bool)
+	// BeforeCommit is a TEST SEAM, never set in production. It runs inside
+	// each group commit of LifecycleDeletes (see groupCommit), after every
+	// delete of the batch is written and before the transaction commits;
+	// an error rolls the batch back (each delete is then retried alone,
+	// calling it again), and a process that exits in it stands for a crash
+	// between a batch's writes and its commit.
+	BeforeCommit func(batch []filer.DeleteRequest) error
 }
 
 // Filer is the embedded filer. It is safe for concurrent use: bbolt runs
 // readers in parallel and serialises writers, and every mutation with its
 // meta-log events is one write transaction.
 type Filer struct {
-	db    *bolt.DB
-	dir   string
-	clock func() time.Time
-	hook  func(filer.DeleteRequest) (filer.Outcome, error, bool)
+	db      *bolt.DB
+	dir     string
+	clock   func() time.Time
+	hook    func(filer.DeleteRequest) (filer.Outcome, error, bool)
+	deletes *groupCommit
 	// subscribeBatch is how many meta-log events SubscribeMetadata reads per
 	// read transaction; no transaction is held while fn runs.
 	subscribeBatch int
@@ -153,7 +161,9 @@ func newFiler(db *bolt.DB, dir string, opts Options) *Filer {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Filer{db: db, dir: dir, clock: clock, hook: opts.DeleteHook, subscribeBatch: 1000}
+	f := &Filer{db: db, dir: dir, clock: clock, hook: opts.DeleteHook, subscribeBatch: 1000}
+	f.deletes = newGroupCommit(f, opts.BeforeCommit)
+	return f
 }
 
 // openMode says how openDB opens a database file.
@@ -255,4 +265,7 @@ func openDB(dir, path string, mode openMode) (*bolt.DB, error) {
 func (f *Filer) Dir() string { return f.dir }
 
 // Close releases the database file and its lock.
-func (f *Filer) Close() error { return f.db.Close() }
+func (f *Filer) Close() error {
+	f.deletes.close()
+	return f.db.Close()
+}

@@ -28,6 +28,7 @@ type options struct {
 	deletesPerSecond float64
 	burst            int
 	workers          int
+	inFlight         int
 	walkerInterval   time.Duration
 	metaLogRetention time.Duration
 	dueRounding      string
@@ -157,6 +158,7 @@ configuration was rejected (the bucket got no action). 3 wins over 4.`,
 	f.Float64Var(&o.deletesPerSecond, "deletes-per-second", 0, "cluster-wide lifecycle delete rate cap; 0 = unlimited")
 	f.IntVar(&o.burst, "burst", 0, "cluster-wide token-bucket burst; 0 = twice the rate")
 	f.IntVar(&o.workers, "workers", 1, "workers sharing the cluster rate; this one takes rate/workers")
+	f.IntVar(&o.inFlight, "deletes-in-flight", 8, "deletes each shard keeps in flight at once (a key's one after the other), all under --deletes-per-second")
 	f.DurationVar(&o.walkerInterval, "walker-interval", 0, "minimum time between steady-state walks per shard; 0 = every pass")
 	f.DurationVar(&o.metaLogRetention, "meta-log-retention", 0, "how far back the filer's meta-log reaches; rules with longer TTLs are walked; 0 = unbounded")
 	f.StringVar(&o.dueRounding, "due-rounding", "aws", "due time rounding: aws (next midnight UTC) or exact (SeaweedFS)")
@@ -233,8 +235,11 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	cfg.RunNow = runNow
 	cfg.Clock = time.Now
 
-	stream, stopStream := streamActions(format, &cfg, stdout)
-	defer stopStream()
+	sink, err := streamActions(format, &cfg, stdout)
+	if err != nil {
+		return err
+	}
+	defer sink.stop()
 	runCtx, cancel := context.WithTimeout(ctx, o.runtime)
 	defer cancel()
 	obs := o.observe(&cfg, sinks, format, stderr)
@@ -251,7 +256,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, line)
 	}
 	fmt.Fprintln(stderr, res.Heartbeat())
-	if err := writeReport(stdout, format, rep, stream); err != nil {
+	if err := writeReport(stdout, format, rep, sink); err != nil {
 		return err
 	}
 	if err := metricsError(metricsErr, res, rep, stderr); err != nil {
@@ -352,7 +357,10 @@ func (o *options) config() (dailyrun.Config, error) {
 	if err != nil {
 		return cfg, cmdutil.Usage("%v", err)
 	}
-	cfg.Shards, cfg.Limiter, cfg.DryRun = shards, lim, o.dryRun
+	if o.inFlight < 1 || o.inFlight > 1024 {
+		return cfg, cmdutil.Usage("--deletes-in-flight %d must be between 1 and 1024 (default 8)", o.inFlight)
+	}
+	cfg.Shards, cfg.Limiter, cfg.DryRun, cfg.InFlight = shards, lim, o.dryRun, o.inFlight
 	cfg.WalkerInterval, cfg.MetaLogRetention = o.walkerInterval, o.metaLogRetention
 	return cfg, nil
 }

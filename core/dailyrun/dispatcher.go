@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -126,15 +127,36 @@ func (e *errDispatch) Error() string {
 }
 func (e *errDispatch) Unwrap() error { return e.err }
 
-// handle counts a match and, when due, dispatches it. pending is true for
-// a match not yet due. A non-nil error means the dispatch did not complete
-// (RETRY_LATER, BLOCKED, STUCK, transport error after retries, or
-// cancellation). act is the compiled action (rule and kind) that made m.
+// handle counts a match and, when due, dispatches it and waits for the
+// outcome. pending is true for a match not yet due. A non-nil error means
+// the dispatch did not complete (RETRY_LATER, BLOCKED, STUCK, transport
+// error after retries, or cancellation). act is the compiled action (rule
+// and kind) that made m.
 func (p *pass) handle(ctx context.Context, s *shardRun, source Source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (pending bool, err error) {
+	job, pending := p.prepare(s, source, bucket, up, vt, m, act)
+	if job == nil {
+		return pending, nil
+	}
+	return false, p.dispatch(ctx, s, job)
+}
+
+// dispatchJob is one due action ready to dispatch.
+type dispatchJob struct {
+	a       Action
+	req     filer.DeleteRequest
+	vt      *versionTarget
+	seenKey string
+}
+
+// prepare counts a match and, when it is due and its target was not
+// dispatched yet this pass, returns the job that dispatches it; pending is
+// true for a match not yet due. It runs on the deciding goroutine, in the
+// shard's order.
+func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (job *dispatchJob, pending bool) {
 	s.res.Matches++
 	if !m.IsDue(p.cfg.RunNow) {
 		s.res.Pending++
-		return true, nil
+		return nil, true
 	}
 	a := Action{Shard: s.id, Source: source, Bucket: bucket, Kind: m.Kind, RuleID: m.RuleID, Due: m.Due}
 	req := filer.DeleteRequest{Bucket: bucket, Kind: string(m.Kind), RuleID: m.RuleID}
@@ -152,18 +174,31 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source Source, bucket st
 	// shards replay, see EventShard) is not dispatched again.
 	seenKey := bucket + "\x00" + a.Key + "\x00" + a.VersionID + "\x00" + a.UploadID
 	if p.dispatched(seenKey) {
-		return false, nil
+		return nil, false
+	}
+	return &dispatchJob{a: a, req: req, vt: vt, seenKey: seenKey}, false
+}
+
+// dispatch sends job's delete (in a dry run, records it) and records the
+// outcome. It may run beside other dispatches of the shard (see flight),
+// never beside another of the same key.
+func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) error {
+	a, req, vt := job.a, job.req, job.vt
+	// Checked again: a dispatch of the same target that was in flight
+	// when job was prepared has completed since.
+	if p.dispatched(job.seenKey) {
+		return nil
 	}
 	if p.cfg.DryRun {
-		if !p.markDispatched(seenKey) {
-			return false, nil
+		if !p.markDispatched(job.seenKey) {
+			return nil
 		}
 		a.Outcome = OutcomeDryRun
 		p.record(s, a)
-		return false, nil
+		return nil
 	}
 	var out filer.Outcome
-	err = p.withRetry(ctx, func() error {
+	err := p.withRetry(ctx, func() error {
 		if p.cfg.Limiter != nil {
 			waitStart := p.cfg.Clock()
 			if werr := p.cfg.Limiter.Wait(ctx); werr != nil {
@@ -172,7 +207,9 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source Source, bucket st
 				return fmt.Errorf("%w: %v", context.DeadlineExceeded, werr)
 			}
 			waited := p.cfg.Clock().Sub(waitStart)
+			s.mu.Lock()
 			s.res.LimiterWait += waited
+			s.mu.Unlock()
 			p.cfg.Progress.addLimiterWait(waited)
 			if p.cfg.OnLimiterWait != nil {
 				p.cfg.OnLimiterWait(waited)
@@ -182,40 +219,39 @@ func (p *pass) handle(ctx context.Context, s *shardRun, source Source, bucket st
 		out, derr = p.cfg.Store.LifecycleDelete(ctx, req)
 		return derr
 	})
-	target := fmt.Sprintf("%s/%s", bucket, a.Key)
+	target := fmt.Sprintf("%s/%s", a.Bucket, a.Key)
 	if err != nil {
 		if isCancel(err) {
-			return false, err
+			return err
 		}
 		a.Outcome, a.Err = OutcomeError, err
 		p.record(s, a)
-		return false, &errDispatch{outcome: OutcomeError, target: target, err: err}
+		return &errDispatch{outcome: OutcomeError, target: target, err: err}
 	}
 	if out == filer.OutcomeNoopResolved && vt != nil {
 		if out, err = p.confirmNoop(ctx, req); err != nil {
 			if isCancel(err) {
-				return false, err
+				return err
 			}
 			a.Outcome, a.Err = OutcomeError, err
 			p.record(s, a)
-			return false, &errDispatch{outcome: OutcomeError, target: target, err: err}
+			return &errDispatch{outcome: OutcomeError, target: target, err: err}
 		}
 	}
 	a.Outcome = out
 	p.record(s, a)
-	if out.Completes() {
-		p.markDispatched(seenKey)
-	} else {
-		return false, &errDispatch{outcome: out, target: target}
+	if !out.Completes() {
+		return &errDispatch{outcome: out, target: target}
 	}
-	return false, nil
+	p.markDispatched(job.seenKey)
+	return nil
 }
 
 // dispatched reports whether a shard completed key's dispatch this pass.
 func (p *pass) dispatched(key string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.seen[key]
+	return p.seen.has(key)
 }
 
 // markDispatched records key's dispatch; false when it was recorded
@@ -223,11 +259,7 @@ func (p *pass) dispatched(key string) bool {
 func (p *pass) markDispatched(key string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.seen[key] {
-		return false
-	}
-	p.seen[key] = true
-	return true
+	return p.seen.add(key)
 }
 
 // applies is DeleteRequest.Applies for a match act made: the same
@@ -280,14 +312,49 @@ func (p *pass) confirmNoop(ctx context.Context, req filer.DeleteRequest) (filer.
 // record counts a's outcome, logs it and hands it to Config.OnAction, one
 // call at a time and in log order (under p.mu).
 func (p *pass) record(s *shardRun, a Action) {
+	s.mu.Lock()
 	s.res.Outcomes[a.Outcome]++
+	s.mu.Unlock()
 	p.cfg.Progress.addAction(&a)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.actions = append(p.actions, a)
+	bk := bucketKind{a.Bucket, a.Kind}
+	c := p.counts[bk]
+	if c == nil {
+		c = map[filer.Outcome]int64{}
+		p.counts[bk] = c
+	}
+	c[a.Outcome]++
+	if !p.cfg.DiscardActions {
+		p.actions = append(p.actions, a)
+	}
 	if p.cfg.OnAction != nil {
 		p.cfg.OnAction(a)
 	}
 }
 
 func unixNs(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+// bucketKind keys pass.counts.
+type bucketKind struct {
+	bucket string
+	kind   lifecycle.ActionKind
+}
+
+// bucketCounts is Result.Buckets: the pass's counts sorted by bucket and
+// kind.
+func (p *pass) bucketCounts() []BucketKindCounts {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]BucketKindCounts, 0, len(p.counts))
+	for k, c := range p.counts {
+		out = append(out, BucketKindCounts{Bucket: k.bucket, Kind: k.kind, Outcomes: c})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Bucket != out[j].Bucket {
+			return out[i].Bucket < out[j].Bucket
+		}
+		return out[i].Kind < out[j].Kind
+	})
+	return out
+}

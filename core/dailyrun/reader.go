@@ -17,21 +17,28 @@ const shardChanSize = 256
 // backstop for a filer that ignores until_ns.
 var errPastBoundary = errors.New("event past the pass boundary")
 
-// shardQueue sits between the fan-out and one shard's channel so the
-// fan-out never waits on a shard: a slow or halted shard cannot block the
-// others or keep the pass from ending. Beyond limit buffered events the
-// shard is truncated: it receives nothing more this pass.
+// shardQueue sits between the fan-out and one shard's channel. It holds up
+// to limit events beyond the channel; past that the fan-out waits for the
+// shard to take some, so a pass holds a bounded number of events whatever
+// the meta-log's length (a cold shard reads nothing until its recovery
+// walk is done). A shard that stopped reading (halted, or done) never
+// holds the fan-out up: its events are dropped and its cursor stays
+// before them.
 type shardQueue struct {
-	ch    chan filer.Event
-	done  chan struct{} // closed when the shard stops reading
-	mu    sync.Mutex
-	buf   []filer.Event
-	wake  chan struct{}
+	ch   chan filer.Event
+	done chan struct{} // closed when the shard stops reading
+	mu   sync.Mutex
+	buf  []filer.Event
+	wake chan struct{}
+	room chan struct{} // signalled when the pump empties buf
+	// limit is how many events buf holds before push waits.
 	limit int
 	// closed and complete are written under mu before the pump closes ch,
 	// so the shard reads them safely after ch is closed.
-	closed    bool
-	complete  bool // the subscription delivered everything up to untilNs
+	closed   bool
+	complete bool // the subscription delivered everything up to untilNs
+	// truncated is never set since the fan-out waits instead of dropping
+	// events; ShardResult.Truncated keeps its place in the report.
 	truncated bool
 }
 
@@ -40,23 +47,35 @@ func newShardQueue(limit int) *shardQueue {
 		ch:    make(chan filer.Event, shardChanSize),
 		done:  make(chan struct{}),
 		wake:  make(chan struct{}, 1),
+		room:  make(chan struct{}, 1),
 		limit: limit,
 	}
 }
 
-func (q *shardQueue) push(ev filer.Event) {
-	q.mu.Lock()
-	if q.truncated || q.closed {
+// push queues ev, waiting while the shard has limit events queued; it
+// drops ev once the shard stopped reading or ctx ended.
+func (q *shardQueue) push(ctx context.Context, ev filer.Event) {
+	for {
+		q.mu.Lock()
+		if q.closed {
+			q.mu.Unlock()
+			return
+		}
+		if len(q.buf) < q.limit {
+			q.buf = append(q.buf, ev)
+			q.mu.Unlock()
+			q.signal()
+			return
+		}
 		q.mu.Unlock()
-		return
+		select {
+		case <-q.room:
+		case <-q.done:
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
-	if len(q.buf) >= q.limit {
-		q.truncated = true
-	} else {
-		q.buf = append(q.buf, ev)
-	}
-	q.mu.Unlock()
-	q.signal()
 }
 
 func (q *shardQueue) close(complete bool) {
@@ -86,6 +105,12 @@ func (q *shardQueue) pump() {
 		q.buf = nil
 		closed := q.closed
 		q.mu.Unlock()
+		if len(batch) > 0 {
+			select {
+			case q.room <- struct{}{}:
+			default:
+			}
+		}
 		for _, ev := range batch {
 			select {
 			case q.ch <- ev:
@@ -139,7 +164,7 @@ func (f *fanOut) run(ctx context.Context, st filer.Store, sinceNs, untilNs int64
 			return errPastBoundary
 		}
 		if q, ok := f.queues[EventShard(ev)]; ok {
-			q.push(ev)
+			q.push(ctx, ev)
 		}
 		return nil
 	})

@@ -1,41 +1,62 @@
 package dailyrun
 
 import (
+	"context"
 	"testing"
 
 	"github.com/ilmctl/ilmctl/core/filer"
 )
 
-// Past its limit a queue drops every later event and reports truncation, so
-// the shard's cursor stays before the first event it missed; the stream is
-// then never "complete" for that shard.
-func TestShardQueueTruncates(t *testing.T) {
+// Past its limit a queue makes the fan-out wait for the shard instead of
+// holding more events: every event arrives, in order, and the stream is
+// complete.
+func TestShardQueueWaitsForTheShard(t *testing.T) {
 	q := newShardQueue(2)
-	for i := int64(1); i <= 5; i++ {
-		q.push(filer.Event{TsNs: i})
-	}
-	q.close(true)
 	go q.pump()
+	const n = 3*shardChanSize + 5
+	go func() {
+		for i := int64(1); i <= n; i++ {
+			q.push(context.Background(), filer.Event{TsNs: i})
+			q.mu.Lock()
+			held := len(q.buf)
+			q.mu.Unlock()
+			if held > 2 {
+				t.Errorf("queue holds %d events beyond its channel, limit 2", held)
+			}
+		}
+		q.close(true)
+	}()
 	var got []int64
 	for ev := range q.ch {
 		got = append(got, ev.TsNs)
 	}
+	for i, ts := range got {
+		if ts != int64(i+1) {
+			t.Fatalf("event %d is %d: out of order", i, ts)
+		}
+	}
 	complete, truncated := q.state()
-	if len(got) != 2 || got[0] != 1 || got[1] != 2 || complete || !truncated {
-		t.Fatalf("got %v complete=%v truncated=%v", got, complete, truncated)
+	if len(got) != n || !complete || truncated {
+		t.Fatalf("got %d of %d complete=%v truncated=%v", len(got), n, complete, truncated)
 	}
 }
 
 // A shard that stops reading (done closed) releases its pump, which would
-// otherwise block on the full channel forever.
+// otherwise block on the full channel forever, and the fan-out, which
+// would otherwise wait for room.
 func TestShardQueueReleasedByDone(t *testing.T) {
-	q := newShardQueue(1 << 20)
-	for i := int64(1); i <= 3*shardChanSize; i++ {
-		q.push(filer.Event{TsNs: i})
-	}
+	q := newShardQueue(4)
 	finished := make(chan struct{})
 	go func() { q.pump(); close(finished) }()
+	pushed := make(chan struct{})
+	go func() {
+		for i := int64(1); i <= 3*shardChanSize; i++ {
+			q.push(context.Background(), filer.Event{TsNs: i})
+		}
+		close(pushed)
+	}()
 	<-q.ch
 	close(q.done)
 	<-finished // the pump returned: the test would hang here otherwise
+	<-pushed   // and so did the fan-out
 }

@@ -24,7 +24,46 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 	frozen := false
 	in := s.queue.ch
 	var window []*replayStep
+	// Decisions are made in event order; their deletes run several at once
+	// (fl), and the cursor moves past an event only once it and every
+	// event before it completed (decided).
+	fl := p.newFlight()
+	var decided []decidedEvent
+	settle := func(block bool) error {
+		for len(decided) > 0 {
+			d := decided[0]
+			if d.t != nil {
+				if block {
+					<-d.t.done
+				} else {
+					select {
+					case <-d.t.done:
+					default:
+						return nil
+					}
+				}
+				if d.t.err != nil {
+					return d.t.err
+				}
+			}
+			if d.advances {
+				lastOK = d.tsNs
+			}
+			decided = decided[1:]
+		}
+		return nil
+	}
+	halt := func(err error) (int64, error) {
+		fl.wait()
+		if serr := settle(true); serr != nil {
+			return lastOK, serr // the earliest failure in event order
+		}
+		return lastOK, err
+	}
 	for in != nil || len(window) > 0 {
+		if fl.anyFailed() {
+			return halt(nil)
+		}
 		// Top the window up; wait for an event only when it is empty.
 		for in != nil && len(window) < replayWindow {
 			var ev filer.Event
@@ -33,7 +72,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 				select {
 				case ev, ok = <-in:
 				case <-ctx.Done():
-					return lastOK, ctx.Err()
+					return halt(ctx.Err())
 				}
 			} else {
 				select {
@@ -60,14 +99,29 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 		window = window[1:]
 		s.res.EventsScanned++
 		p.cfg.Progress.addEvent()
-		pending, err := p.finishReplay(ctx, s, step)
+		job, pending, err := p.finishReplay(ctx, s, step)
 		if err != nil {
-			return lastOK, err
+			return halt(err)
 		}
 		frozen = frozen || pending
-		if !frozen {
-			lastOK = step.ev.TsNs
+		s.frozen = frozen
+		d := decidedEvent{tsNs: step.ev.TsNs, advances: !frozen}
+		if job != nil {
+			d.t = fl.start(ctx, lookupKey(step.ev.Bucket, step.ev.Key), func() error {
+				err := p.dispatch(ctx, s, job)
+				if step.look != nil {
+					p.forgetLookup(lookupKey(step.ev.Bucket, step.ev.Key), step.look)
+				}
+				return err
+			})
 		}
+		decided = append(decided, d)
+		if err := settle(false); err != nil {
+			return halt(err)
+		}
+	}
+	if _, err := halt(nil); err != nil {
+		return lastOK, err
 	}
 	complete, truncated := s.queue.state()
 	s.res.Truncated = truncated
@@ -75,6 +129,15 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 		lastOK = p.untilNs
 	}
 	return lastOK, ctx.Err()
+}
+
+// decidedEvent is a replayed event whose dispatch (t, nil when it had
+// none) may still be in flight; advances is false once an earlier event
+// had a match not yet due, which freezes the cursor.
+type decidedEvent struct {
+	tsNs     int64
+	advances bool
+	t        *ticket
 }
 
 // triggers lists the replay kinds each event type can trigger
@@ -119,7 +182,10 @@ type lookup struct {
 // starts over.
 type lookups map[string]*lookup
 
-const lookupCacheMax = 1 << 20
+// lookupCacheMax is small: a key's events come close together in the
+// meta-log (a put and the demotion it causes share an instant), and a
+// lookup left pending (a match not due yet) holds the key's versions.
+const lookupCacheMax = 1 << 16
 
 // cachedLookup returns the pass's lookup of bucket/key, and whether it is
 // new: the caller then starts it.
@@ -166,8 +232,8 @@ func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapsh
 	if len(st.acts) == 0 || kind == lifecycle.AbortMPU {
 		return st
 	}
-	if p.settledByColdWalk(ev.Bucket, ev.Key) {
-		st.acts = nil // the recovery walk left nothing pending on this key
+	if p.settledByColdWalk(ev.Bucket, ev.Key, s.frozen) {
+		st.acts = nil // the recovery walk left nothing to do on this key
 		return st
 	}
 	l, isNew := p.cachedLookup(lookupKey(ev.Bucket, ev.Key))
@@ -186,11 +252,12 @@ func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapsh
 	return st
 }
 
-// finishReplay decides one event in order: pending is true when a match
-// exists but is not due yet; an error halts the shard.
-func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (pending bool, err error) {
+// finishReplay decides one event in order: job is the dispatch it needs
+// (nil for none), pending is true when a match exists but is not due yet;
+// an error halts the shard.
+func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (job *dispatchJob, pending bool, err error) {
 	if len(st.acts) == 0 {
-		return false, nil
+		return nil, false, nil
 	}
 	if st.kind == lifecycle.AbortMPU {
 		// The upload's initiation time is the event's TsNs; a completed or
@@ -198,41 +265,42 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (p
 		up := filer.Upload{Key: st.ev.Key, UploadID: st.ev.UploadID, Initiated: unixNs(st.ev.TsNs)}
 		best, act, found := bestUploadMatch(st.acts, &up, p.snap.Rounding)
 		if !found {
-			return false, nil
+			return nil, false, nil
 		}
-		return p.handle(ctx, s, SourceReplay, st.ev.Bucket, &up, nil, best, act)
+		job, pending = p.prepare(s, SourceReplay, st.ev.Bucket, &up, nil, best, act)
+		return job, pending, nil
 	}
 	l := st.look
 	select {
 	case <-l.done:
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return nil, false, ctx.Err()
 	}
 	if l.err != nil {
 		if p.keyNotice(s.id, st.ev.Bucket, st.ev.Key, l.err) {
-			return false, nil // ambiguous: no action, reported
+			return nil, false, nil // ambiguous: no action, reported
 		}
-		return false, l.err
+		return nil, false, l.err
 	}
 	if !l.exists {
-		return false, nil
+		return nil, false, nil
 	}
 	idx := versionIndex(&l.obj, st.ev.VersionID)
 	if st.ev.Type == filer.EventRemove {
 		idx = loneDeleteMarker(&l.obj)
 	}
 	if idx < 0 {
-		return false, nil
+		return nil, false, nil
 	}
 	best, act, found := bestVersionMatch(p.snap, st.acts, &l.obj, idx)
 	if !found {
-		return false, nil
+		return nil, false, nil
 	}
-	pending, err = p.handle(ctx, s, SourceReplay, st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
-	if !pending {
+	job, pending = p.prepare(s, SourceReplay, st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
+	if job == nil && !pending {
 		p.forgetLookup(lookupKey(st.ev.Bucket, st.ev.Key), l)
 	}
-	return pending, err
+	return job, pending, nil
 }
 
 func versionIndex(obj *filer.Object, versionID string) int {

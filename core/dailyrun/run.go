@@ -60,12 +60,17 @@ type Config struct {
 	// DryRun evaluates and records every action that would be dispatched,
 	// but deletes nothing and saves no cursor.
 	DryRun bool
-	Retry  RetryPolicy
+	// InFlight is how many deletes each shard keeps in flight at once,
+	// all under Limiter; a key's deletes are still sent one after the
+	// other, each once the previous has its outcome. 0 means 8; 1
+	// dispatches one at a time.
+	InFlight int
+	Retry    RetryPolicy
 	// PageSize is the walker's listing page size; 0 means 1000.
 	PageSize int
 	// QueueLimit caps events buffered for one shard beyond its channel;
-	// past it the shard stops receiving for this pass and its cursor stays
-	// before the first event it missed. 0 means 1<<20.
+	// past it the meta-log is read on only as the shard takes events, so
+	// memory does not grow with the meta-log. 0 means 4096.
 	QueueLimit int
 	// OnAction, when set, sees every Action as it is recorded (its outcome
 	// known), in recording order, so a caller can stream a pass's actions
@@ -74,6 +79,10 @@ type Config struct {
 	// while the pass's action log is locked: it must be quick, as every
 	// other shard's next action waits for it.
 	OnAction func(Action)
+	// DiscardActions keeps Result.Actions empty: each action reaches only
+	// OnAction, and the pass holds counts (Result.Buckets, each shard's
+	// Outcomes), so its memory does not grow with the actions it takes.
+	DiscardActions bool
 	// RejectedBuckets counts the buckets whose lifecycle configuration was
 	// rejected before the pass (none of their rules is in Snapshot). The
 	// pass does not run them; they count in Result.Errors, so in the
@@ -107,7 +116,12 @@ type Result struct {
 	Duration time.Duration
 	DryRun   bool
 	Shards   []ShardResult
-	Actions  []Action
+	// Actions is every action in shard order; empty with
+	// Config.DiscardActions.
+	Actions []Action
+	// Buckets counts the actions by bucket and kind, sorted by both,
+	// whether or not Actions holds them.
+	Buckets []BucketKindCounts
 	// Notices are keys the pass left alone on purpose (ambiguous layouts),
 	// sorted by bucket and key.
 	Notices []Notice
@@ -132,8 +146,9 @@ type ShardResult struct {
 	// Cursor is the persisted one (zero on cold start).
 	CursorSaved bool
 	Cursor      Cursor
-	// Truncated is set when the shard's event queue overflowed; it resumes
-	// from its cursor next pass.
+	// Truncated would say the shard's event queue overflowed and it
+	// missed events; the fan-out now waits for a slow shard instead, so it
+	// stays false (kept for the report's stable "truncated" field).
 	Truncated   bool
 	LimiterWait time.Duration
 	// Duration is the shard's wall-clock time (Config.Clock) from the
@@ -154,6 +169,15 @@ type Action struct {
 	Due       time.Time     // zero: due as soon as found
 	Outcome   filer.Outcome // the store's, or OutcomeDryRun, or OutcomeError
 	Err       error         // the transport error of an ERROR outcome
+}
+
+// BucketKindCounts counts one bucket's actions of one kind.
+type BucketKindCounts struct {
+	Bucket string
+	Kind   lifecycle.ActionKind
+	// Outcomes counts the actions by outcome (a filer.Outcome,
+	// OutcomeDryRun or OutcomeError).
+	Outcomes map[filer.Outcome]int64
 }
 
 // Outcomes the pass itself gives an action, beside the store's.
@@ -224,6 +248,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Shards = append(res.Shards, s.res)
 	}
 	res.Actions = p.actions
+	res.Buckets = p.bucketCounts()
 	res.Notices = p.notices
 	sortNotices(res.Notices)
 	sort.SliceStable(res.Actions, func(i, j int) bool { return res.Actions[i].Shard < res.Actions[j].Shard })

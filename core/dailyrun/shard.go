@@ -38,11 +38,12 @@ type pass struct {
 
 	mu      sync.Mutex
 	actions []Action
+	counts  map[bucketKind]map[filer.Outcome]int64
 	notices []Notice
 	noticed map[string]bool
 	// seen holds the targets dispatched (or, in a dry run, listed) this
 	// pass, by any shard; under p.mu.
-	seen map[string]bool
+	seen *keySet
 	// lookups is replay's cache of key reads, shared by every shard; under
 	// lookupsMu.
 	lookupsMu sync.Mutex
@@ -59,7 +60,8 @@ func newPass(cfg Config) *pass {
 		pageSize:   cfg.PageSize,
 		queueLimit: cfg.QueueLimit,
 		byID:       map[int]*shardRun{},
-		seen:       map[string]bool{},
+		seen:       newKeySet(),
+		counts:     map[bucketKind]map[filer.Outcome]int64{},
 		lookups:    lookups{},
 	}
 	// The meta-log is read only to just before the pass clock (or the
@@ -85,7 +87,7 @@ func newPass(cfg Config) *pass {
 		p.pageSize = 1000
 	}
 	if p.queueLimit <= 0 {
-		p.queueLimit = 1 << 20
+		p.queueLimit = 4096
 	}
 	return p
 }
@@ -97,13 +99,21 @@ type shardRun struct {
 	found     bool
 	loadErr   error
 	queue     *shardQueue
-	res       ShardResult
-	walkPlan  WalkKind // "" when the shard does not walk this pass
-	walk      *walkGroup
+	// mu guards the parts of res that dispatches in flight update
+	// (Outcomes, LimiterWait); the rest is written by the shard's own
+	// goroutine.
+	mu       sync.Mutex
+	res      ShardResult
+	walkPlan WalkKind // "" when the shard does not walk this pass
+	walk     *walkGroup
 	// coldKeys, on a cold start, holds the keys where the recovery walk
 	// found a replay match not yet due; nil when not tracked (see
 	// trackColdKeys). Written by the walk before it is done.
-	coldKeys map[string]bool
+	coldKeys *keySet
+	// frozen is set by the shard's replay once an event had a match not
+	// yet due: its cursor moves no further this pass. Read and written by
+	// the replaying goroutine only.
+	frozen bool
 }
 
 func (s *shardRun) finish() {

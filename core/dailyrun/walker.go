@@ -76,6 +76,13 @@ type walkItem struct {
 	err error
 }
 
+func (it *walkItem) key() string {
+	if it.up != nil {
+		return it.up.Key
+	}
+	return it.vt.obj.Key
+}
+
 // walkQueue is each shard dispatcher's backlog; past it the listing waits.
 const walkQueue = 256
 
@@ -141,22 +148,36 @@ func (p *pass) runWalk(ctx context.Context, g *walkGroup) {
 	}
 }
 
-// dispatchWalk dispatches one shard's queued matches in order; after the
-// first that does not complete it drains the rest without dispatching.
+// dispatchWalk dispatches one shard's queued matches, several at once
+// (see flight) and a key's one after the other; after the first that does
+// not complete it drains the rest without dispatching.
 func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <-chan walkItem) {
+	fl := p.newFlight()
+	defer fl.wait()
 	for it := range ch {
 		if g.stopped(s.id) {
 			continue
 		}
 		if it.err != nil {
 			// A key this shard owns could not be read: the shard stops
-			// here, in key order, after dispatching everything before it.
+			// here, in key order, after everything before it is
+			// dispatched (a failure among those comes first).
+			fl.wait()
 			g.fail(s.id, it.err)
 			continue
 		}
-		if _, err := p.handle(ctx, s, SourceWalker, it.bucket, it.up, it.vt, it.m, it.act); err != nil {
-			g.fail(s.id, err)
+		key := lookupKey(it.bucket, it.key())
+		job, _ := p.prepare(s, SourceWalker, it.bucket, it.up, it.vt, it.m, it.act)
+		if job == nil {
+			continue
 		}
+		fl.start(ctx, key, func() error {
+			err := p.dispatch(ctx, s, job)
+			if err != nil {
+				g.fail(s.id, err)
+			}
+			return err
+		})
 	}
 }
 
@@ -311,7 +332,7 @@ const maxColdKeys = 1 << 20
 // meta-log).
 func (p *pass) trackColdKeys(s *shardRun) {
 	if s.walkPlan == WalkRecovery && !s.found {
-		s.coldKeys = map[string]bool{}
+		s.coldKeys = newKeySet()
 	}
 }
 
@@ -319,10 +340,13 @@ func (p *pass) trackColdKeys(s *shardRun) {
 // shard owning bucket/key (by key, as walks shard) finished without error
 // this pass, so dispatched every due match on the key, and left no replay
 // match pending on it: replaying the key's events can find nothing more.
-// The shard replaying an event is the owner unless the store shards events
-// by path (see EventShard); another shard relies on the owner's walk only
-// once it has finished, and otherwise looks the key up.
-func (p *pass) settledByColdWalk(bucket, key string) bool {
+// With anyPending, a key the walk left pending counts as settled too: the
+// replaying shard's cursor is frozen already, so a pending match changes
+// nothing, and the walk dispatched every due one. The shard replaying an
+// event is the owner unless the store shards events by path (see
+// EventShard); another shard relies on the owner's walk only once it has
+// finished, and otherwise looks the key up.
+func (p *pass) settledByColdWalk(bucket, key string, anyPending bool) bool {
 	o := p.byID[lifecycle.ShardID(bucket, key)]
 	if o == nil || o.walk == nil {
 		return false
@@ -332,7 +356,10 @@ func (p *pass) settledByColdWalk(bucket, key string) bool {
 	default:
 		return false
 	}
-	return o.walk.errs[o.id] == nil && o.coldKeys != nil && !o.coldKeys[lookupKey(bucket, key)]
+	if o.walk.errs[o.id] != nil || o.coldKeys == nil {
+		return false
+	}
+	return anyPending || !o.coldKeys.has(lookupKey(bucket, key))
 }
 
 // noteColdKey records obj's key when a replay action matches one of its
@@ -347,11 +374,11 @@ func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts [
 				continue
 			}
 			if m, ok := p.snap.EvaluateVersion(a, obj, idx); ok && !m.IsDue(p.cfg.RunNow) {
-				if len(s.coldKeys) >= maxColdKeys {
+				if s.coldKeys.len() >= maxColdKeys {
 					s.coldKeys = nil // too many to remember: look every key up
 					return
 				}
-				s.coldKeys[lookupKey(bucket, obj.Key)] = true
+				s.coldKeys.add(lookupKey(bucket, obj.Key))
 				return
 			}
 		}

@@ -131,8 +131,10 @@ func (r *Recorder) Record(res *dailyrun.Result, rep render.RunReport, end time.T
 		r.shardDuration.WithLabelValues(id).Set(s.Duration.Seconds())
 		r.events.WithLabelValues(id).Add(float64(s.EventsScanned))
 	}
-	for _, a := range res.Actions {
-		r.dispatch.WithLabelValues(a.Bucket, string(a.Kind), a.Outcome.String()).Inc()
+	for _, b := range res.Buckets {
+		for outcome, n := range b.Outcomes {
+			r.dispatch.WithLabelValues(b.Bucket, string(b.Kind), outcome.String()).Add(float64(n))
+		}
 	}
 	// Present at 0 so "> 0" alerts need no absent().
 	r.notices.WithLabelValues(dailyrun.NoticeAmbiguousLayout.String())

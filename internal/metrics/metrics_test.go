@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 	"github.com/ilmctl/ilmctl/render"
 	dto "github.com/prometheus/client_model/go"
@@ -41,11 +42,10 @@ func pass(status dailyrun.ShardStatus) *dailyrun.Result {
 				Cursor: dailyrun.Cursor{TsNs: runNow.UnixNano(), LastWalkedNs: runNow.Add(-time.Hour).UnixNano()}},
 			{Shard: 12, Status: status, EventsScanned: 1, Duration: 6500 * time.Millisecond},
 		},
-		Actions: []dailyrun.Action{
-			{Shard: 3, Bucket: "logs", Kind: lifecycle.ExpirationDays, Outcome: "DONE"},
-			{Shard: 3, Bucket: "logs", Kind: lifecycle.ExpirationDays, Outcome: "DONE"},
-			{Shard: 3, Bucket: "logs", Kind: lifecycle.AbortMPU, Outcome: "NOOP_RESOLVED"},
-			{Shard: 12, Bucket: "ver", Kind: lifecycle.NoncurrentDays, Outcome: "STUCK"},
+		Buckets: []dailyrun.BucketKindCounts{
+			{Bucket: "logs", Kind: lifecycle.AbortMPU, Outcomes: map[filer.Outcome]int64{"NOOP_RESOLVED": 1}},
+			{Bucket: "logs", Kind: lifecycle.ExpirationDays, Outcomes: map[filer.Outcome]int64{"DONE": 2}},
+			{Bucket: "ver", Kind: lifecycle.NoncurrentDays, Outcomes: map[filer.Outcome]int64{"STUCK": 1}},
 		},
 		Notices: []dailyrun.Notice{{Kind: dailyrun.NoticeAmbiguousLayout, Shard: 3, Bucket: "ver", Key: "k"}},
 	}

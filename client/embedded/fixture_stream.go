@@ -1,0 +1,483 @@
+package embedded
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/internal/hint"
+)
+
+// streamBatch is how many records a batched load (a new filer, see
+// loadStream) writes per transaction: bbolt holds a transaction's pages
+// in memory until its commit.
+const streamBatch = 2000
+
+// loadStream decodes the fixture in r token by token and writes it into
+// db as it goes, so neither the decoded fixture nor the database's
+// changes are held whole. batched commits every streamBatch records, for
+// a database nothing reads yet (Load's temporary one, renamed into place
+// only when complete); otherwise everything is one transaction, all or
+// nothing. hook (LoadOptions.Hook) runs after each bucket is written.
+//
+// A bucket's objects and uploads are written as they are decoded when its
+// name and versioning come before them, as the README's fixture format and
+// scripts/genfixture write them. Otherwise they are decoded whole first,
+// since every version is checked against the bucket's versioning (and
+// Object Lock). In a streamed bucket, "object_lock": true after its
+// objects is refused: they were checked without it.
+func loadStream(ctx context.Context, db *bolt.DB, r io.Reader, batched bool, hook func(LoadPoint) error) (FixtureSummary, error) {
+	w := &streamWriter{db: db, batched: batched}
+	// Deferred, so a panicking hook releases the transaction (and with it
+	// bbolt's writer lock) as a crash would.
+	defer w.rollback()
+	fs := &fixtureStream{ctx: ctx, dec: json.NewDecoder(r), w: w, hook: hook, names: map[string]bool{}}
+	fs.dec.DisallowUnknownFields()
+	err := fs.run()
+	if err == nil {
+		err = w.commit()
+	}
+	if err != nil {
+		return FixtureSummary{}, fmt.Errorf("fixture: %w", err)
+	}
+	return fs.sum, nil
+}
+
+// streamWriter hands out the open write transaction, committing and
+// beginning a new one every streamBatch records when batched.
+type streamWriter struct {
+	db      *bolt.DB
+	batched bool
+	tx      *bolt.Tx
+	n       int
+}
+
+// txn returns the transaction to write one record in. Handles to nested
+// buckets do not survive a commit: callers look them up again after each
+// call.
+func (w *streamWriter) txn() (*bolt.Tx, error) {
+	if w.tx != nil && w.batched && w.n >= streamBatch {
+		if err := w.commit(); err != nil {
+			return nil, err
+		}
+	}
+	if w.tx == nil {
+		tx, err := w.db.Begin(true)
+		if err != nil {
+			return nil, err
+		}
+		w.tx, w.n = tx, 0
+	}
+	w.n++
+	return w.tx, nil
+}
+
+func (w *streamWriter) commit() error {
+	if w.tx == nil {
+		return nil
+	}
+	tx := w.tx
+	w.tx = nil
+	return tx.Commit()
+}
+
+func (w *streamWriter) rollback() {
+	if w.tx != nil {
+		_ = w.tx.Rollback()
+		w.tx = nil
+	}
+}
+
+// fixtureStream walks a Fixture document.
+type fixtureStream struct {
+	ctx   context.Context
+	dec   *json.Decoder
+	w     *streamWriter
+	hook  func(LoadPoint) error
+	names map[string]bool // bucket names seen: few
+	sum   FixtureSummary
+}
+
+func (fs *fixtureStream) run() error {
+	if err := fs.delim('{'); err != nil {
+		return err
+	}
+	for fs.dec.More() {
+		key, err := fs.key()
+		if err != nil {
+			return err
+		}
+		if key != "buckets" {
+			return fmt.Errorf("json: unknown field %q", key)
+		}
+		isNull, err := fs.arrayOrNull()
+		if err != nil || isNull {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		for i := 0; fs.dec.More(); i++ {
+			if err := fs.bucket(i); err != nil {
+				return err
+			}
+		}
+		if err := fs.delim(']'); err != nil {
+			return err
+		}
+	}
+	if err := fs.delim('}'); err != nil {
+		return err
+	}
+	if _, err := fs.dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("trailing data after the top-level object: a fixture is one JSON object")
+	}
+	return nil
+}
+
+// delim reads the next token and checks it is d.
+func (fs *fixtureStream) delim(d json.Delim) error {
+	tok, err := fs.dec.Token()
+	if err != nil {
+		return noEOF(err)
+	}
+	if got, ok := tok.(json.Delim); !ok || got != d {
+		return fmt.Errorf("json: want %q, got %v", d, tok)
+	}
+	return nil
+}
+
+func (fs *fixtureStream) key() (string, error) {
+	tok, err := fs.dec.Token()
+	if err != nil {
+		return "", noEOF(err)
+	}
+	k, ok := tok.(string)
+	if !ok {
+		return "", fmt.Errorf("json: want an object key, got %v", tok)
+	}
+	return k, nil
+}
+
+// arrayOrNull reads '[' (false) or null (true).
+func (fs *fixtureStream) arrayOrNull() (isNull bool, err error) {
+	tok, err := fs.dec.Token()
+	if err != nil {
+		return false, noEOF(err)
+	}
+	if tok == nil {
+		return true, nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return false, fmt.Errorf("json: want an array, got %v", tok)
+	}
+	return false, nil
+}
+
+// noEOF reports a document that ends too early as encoding/json does.
+func noEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// bucketStream is one bucket on its way in.
+type bucketStream struct {
+	fb       FixtureBucket
+	seen     map[string]bool // fields seen so far
+	started  bool            // its object and upload indexes exist
+	streamed bool            // objects or uploads were written as decoded
+	objects  int             // objects written, for error positions
+	uploads  int
+}
+
+func (fs *fixtureStream) bucket(i int) error {
+	tok, err := fs.dec.Token()
+	if err != nil {
+		return noEOF(err)
+	}
+	b := &bucketStream{seen: map[string]bool{}}
+	if tok == nil { // a null bucket decodes as an empty one
+		return fs.finishBucket(i, b)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("json: buckets[%d]: want an object, got %v", i, tok)
+	}
+	for fs.dec.More() {
+		key, err := fs.key()
+		if err != nil {
+			return err
+		}
+		if err := fs.ctx.Err(); err != nil {
+			return err
+		}
+		switch key {
+		case "name":
+			err = fs.dec.Decode(&b.fb.Name)
+		case "versioning":
+			err = fs.dec.Decode(&b.fb.Versioning)
+		case "object_lock":
+			err = fs.dec.Decode(&b.fb.ObjectLock)
+			if err == nil && b.streamed && b.fb.ObjectLock {
+				return fmt.Errorf("bucket %q: \"object_lock\": true comes after objects or uploads that were checked without it: put it before them", b.fb.Name)
+			}
+		case "lifecycle_xml":
+			err = fs.dec.Decode(&b.fb.LifecycleXML)
+		case "objects", "uploads":
+			err = fs.items(i, b, key)
+		default:
+			return fmt.Errorf("json: unknown field %q", key)
+		}
+		if err != nil {
+			return err
+		}
+		b.seen[key] = true
+	}
+	if err := fs.delim('}'); err != nil {
+		return err
+	}
+	return fs.finishBucket(i, b)
+}
+
+// items reads a bucket's objects or uploads: written one at a time when
+// the bucket's name and versioning are known, else decoded whole and
+// written when the bucket ends.
+func (fs *fixtureStream) items(i int, b *bucketStream, field string) error {
+	if !b.seen["name"] || !b.seen["versioning"] {
+		if field == "objects" {
+			var objs []FixtureObject
+			if err := fs.dec.Decode(&objs); err != nil {
+				return err
+			}
+			b.fb.Objects = append(b.fb.Objects, objs...)
+			return nil
+		}
+		var ups []FixtureUpload
+		if err := fs.dec.Decode(&ups); err != nil {
+			return err
+		}
+		b.fb.Uploads = append(b.fb.Uploads, ups...)
+		return nil
+	}
+	if err := fs.startBucket(i, b); err != nil {
+		return err
+	}
+	b.streamed = true
+	isNull, err := fs.arrayOrNull()
+	if err != nil || isNull {
+		return err
+	}
+	for fs.dec.More() {
+		if err := fs.ctx.Err(); err != nil {
+			return err
+		}
+		if field == "objects" {
+			var fo FixtureObject
+			if err := fs.dec.Decode(&fo); err != nil {
+				return err
+			}
+			if err := fs.writeObject(b, fo); err != nil {
+				return fmt.Errorf("bucket %q: %w", b.fb.Name, err)
+			}
+			continue
+		}
+		var u FixtureUpload
+		if err := fs.dec.Decode(&u); err != nil {
+			return err
+		}
+		if err := fs.writeUpload(b, u); err != nil {
+			return fmt.Errorf("bucket %q: %w", b.fb.Name, err)
+		}
+	}
+	return fs.delim(']')
+}
+
+// startBucket checks the bucket's name and versioning and creates its
+// object and upload indexes, once.
+func (fs *fixtureStream) startBucket(i int, b *bucketStream) error {
+	if b.started {
+		return nil
+	}
+	fb := &b.fb
+	if fb.Name == "" {
+		return fmt.Errorf("buckets[%d]: name is required", i)
+	}
+	if fs.names[fb.Name] {
+		return fmt.Errorf("bucket %q: listed twice", fb.Name)
+	}
+	fs.names[fb.Name] = true
+	if _, err := bucketVersioning(fb.Versioning); err != nil {
+		return fmt.Errorf("bucket %q: %w", fb.Name, err)
+	}
+	tx, err := fs.w.txn()
+	if err != nil {
+		return err
+	}
+	if _, exists, err := getBucket(tx, fb.Name); err != nil {
+		return err
+	} else if exists {
+		return hint.With(fmt.Errorf("bucket %q: %w", fb.Name, ErrBucketExists), "load into a fresh --filer directory")
+	}
+	if _, err := tx.Bucket(bktObjects).CreateBucket([]byte(fb.Name)); err != nil {
+		return fmt.Errorf("bucket %q: object index: %w", fb.Name, err)
+	}
+	if _, err := tx.Bucket(bktUploads).CreateBucket([]byte(fb.Name)); err != nil {
+		return fmt.Errorf("bucket %q: upload index: %w", fb.Name, err)
+	}
+	b.started = true
+	return nil
+}
+
+func bucketVersioning(v string) (filer.Versioning, error) {
+	switch v {
+	case "", "Off":
+		return filer.VersioningOff, nil
+	case "Enabled":
+		return filer.VersioningEnabled, nil
+	case "Suspended":
+		return filer.VersioningSuspended, nil
+	}
+	return "", fmt.Errorf("versioning %q: use \"Enabled\", \"Suspended\" or \"Off\"", v)
+}
+
+// finishBucket writes what was held back and the bucket record.
+func (fs *fixtureStream) finishBucket(i int, b *bucketStream) error {
+	if err := fs.startBucket(i, b); err != nil {
+		return err
+	}
+	fb := &b.fb
+	for _, fo := range fb.Objects {
+		if err := fs.writeObject(b, fo); err != nil {
+			return fmt.Errorf("bucket %q: %w", fb.Name, err)
+		}
+	}
+	for _, u := range fb.Uploads {
+		if err := fs.writeUpload(b, u); err != nil {
+			return fmt.Errorf("bucket %q: %w", fb.Name, err)
+		}
+	}
+	vs, _ := bucketVersioning(fb.Versioning)
+	raw, err := json.Marshal(bucketRecord{Versioning: vs, ObjectLock: fb.ObjectLock, LifecycleXML: fb.LifecycleXML})
+	if err != nil {
+		return err
+	}
+	tx, err := fs.w.txn()
+	if err != nil {
+		return err
+	}
+	if err := tx.Bucket(bktBuckets).Put([]byte(fb.Name), raw); err != nil {
+		return err
+	}
+	if err := lifecycleVerdict(fb.LifecycleXML); err != nil {
+		fs.sum.Rejected = append(fs.sum.Rejected, RejectedLifecycle{Bucket: fb.Name, Err: err})
+	}
+	fs.sum.Buckets++
+	if fs.hook != nil {
+		return fs.hook(LoadPoint{Buckets: fs.sum.Buckets})
+	}
+	return nil
+}
+
+// writeObject validates one key and writes it with its meta-log history.
+func (fs *fixtureStream) writeObject(b *bucketStream, fo FixtureObject) error {
+	pos := b.objects
+	b.objects++
+	if fo.Key == "" {
+		return fmt.Errorf("objects[%d]: key is required", pos)
+	}
+	rec, err := planVersions(b.fb, fo)
+	if err != nil {
+		return fmt.Errorf("object %q: %w", fo.Key, err)
+	}
+	tx, err := fs.w.txn()
+	if err != nil {
+		return err
+	}
+	objs := objectsOf(tx, b.fb.Name)
+	if objs.Get([]byte(fo.Key)) != nil {
+		return fmt.Errorf("object %q: listed twice", fo.Key)
+	}
+	// Oldest first: each version's put, then its predecessor's demotion
+	// at the same instant.
+	vs := rec.Versions
+	for i := len(vs) - 1; i >= 0; i-- {
+		if _, err := fs.event(tx, vs[i].MtimeNs, filer.Event{Type: filer.EventPut, Bucket: b.fb.Name, Key: fo.Key, VersionID: vs[i].VersionID}); err != nil {
+			return err
+		}
+		if i+1 < len(vs) {
+			ts, err := fs.event(tx, vs[i].MtimeNs, filer.Event{Type: filer.EventDemote, Bucket: b.fb.Name, Key: fo.Key, VersionID: vs[i+1].VersionID})
+			if err != nil {
+				return err
+			}
+			vs[i+1].NoncurrentSinceNs = ts
+		}
+	}
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if err := objs.Put([]byte(fo.Key), raw); err != nil {
+		return err
+	}
+	fs.sum.Objects++
+	fs.sum.Versions += len(vs)
+	return nil
+}
+
+func (fs *fixtureStream) writeUpload(b *bucketStream, u FixtureUpload) error {
+	pos := b.uploads
+	b.uploads++
+	switch {
+	case u.Key == "":
+		return fmt.Errorf("uploads[%d]: key is required", pos)
+	case u.UploadID == "":
+		return fmt.Errorf("upload of %q: upload_id is required", u.Key)
+	case u.Initiated.IsZero():
+		return fmt.Errorf("upload %q of %q: initiated is required (RFC3339)", u.UploadID, u.Key)
+	}
+	if err := filer.CheckTime("initiated", u.Initiated); err != nil {
+		return fmt.Errorf("upload %q of %q: %w", u.UploadID, u.Key, err)
+	}
+	tx, err := fs.w.txn()
+	if err != nil {
+		return err
+	}
+	ups := uploadsOf(tx, b.fb.Name)
+	k := uploadKey(u.Key, u.UploadID)
+	if ups.Get(k) != nil {
+		return fmt.Errorf("upload %q of %q: listed twice", u.UploadID, u.Key)
+	}
+	raw, err := json.Marshal(uploadRecord{InitiatedNs: u.Initiated.UnixNano()})
+	if err != nil {
+		return err
+	}
+	if err := ups.Put(k, raw); err != nil {
+		return err
+	}
+	if _, err := fs.event(tx, u.Initiated.UnixNano(), filer.Event{Type: filer.EventMPUInit, Bucket: b.fb.Name, Key: u.Key, UploadID: u.UploadID}); err != nil {
+		return err
+	}
+	fs.sum.Uploads++
+	return nil
+}
+
+// event writes ev at atNs, or the first free TsNs after it.
+func (fs *fixtureStream) event(tx *bolt.Tx, atNs int64, ev filer.Event) (int64, error) {
+	if atNs < 0 {
+		return 0, fmt.Errorf("event %s %s/%s at %d: times before 1970 are not supported", ev.Type, ev.Bucket, ev.Key, atNs)
+	}
+	log := tx.Bucket(bktMetalog)
+	ts := atNs
+	for log.Get(tsKey(ts)) != nil {
+		ts++
+	}
+	ev.TsNs = ts
+	fs.sum.Events++
+	return ts, putEvent(tx, ev)
+}

@@ -1,0 +1,105 @@
+package dailyrun
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// defaultInFlight is Config.InFlight's default.
+const defaultInFlight = 8
+
+// flight runs one shard's dispatches, up to limit at once, so the shard's
+// delete rate is bounded by the store and the rate limiter rather than by
+// one round trip (or, on the embedded filer, one commit) at a time.
+// Dispatches of one key still run one after the other, in the order they
+// were started: a key's second action is sent only once its first has an
+// outcome, as when the shard dispatched alone. Every dispatch still waits
+// on the shared rate limiter.
+type flight struct {
+	// inline runs each dispatch in the caller, one at a time: a dry run's
+	// dispatch only records, and a goroutine each would cost more.
+	inline bool
+	slots  chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	// tails holds, per key, the ticket of the latest dispatch started on
+	// it while that one is unfinished.
+	tails  map[string]*ticket
+	failed atomic.Bool
+}
+
+// ticket is one dispatch started by flight: done is closed once it
+// returned, err is then its error.
+type ticket struct {
+	done chan struct{}
+	err  error
+}
+
+// newFlight is the pass's flight for one shard: inline for a dry run or
+// InFlight 1.
+func (p *pass) newFlight() *flight {
+	if p.cfg.DryRun || p.cfg.InFlight == 1 {
+		return &flight{inline: true}
+	}
+	return newFlight(p.cfg.InFlight)
+}
+
+func newFlight(limit int) *flight {
+	if limit <= 0 {
+		limit = defaultInFlight
+	}
+	return &flight{slots: make(chan struct{}, limit), tails: map[string]*ticket{}}
+}
+
+// start runs fn once a slot is free (waiting for one here, so the caller
+// never gets more than limit ahead) and, in fn's goroutine, once the
+// previous dispatch started on key has finished. A ctx that ends while
+// waiting for a slot gives a finished ticket with ctx's error.
+func (f *flight) start(ctx context.Context, key string, fn func() error) *ticket {
+	t := &ticket{done: make(chan struct{})}
+	if f.inline {
+		t.err = fn()
+		if t.err != nil {
+			f.failed.Store(true)
+		}
+		close(t.done)
+		return t
+	}
+	select {
+	case f.slots <- struct{}{}:
+	case <-ctx.Done():
+		t.err = ctx.Err()
+		close(t.done)
+		return t
+	}
+	f.mu.Lock()
+	prev := f.tails[key]
+	f.tails[key] = t
+	f.mu.Unlock()
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		if prev != nil {
+			<-prev.done
+		}
+		t.err = fn()
+		if t.err != nil {
+			f.failed.Store(true)
+		}
+		f.mu.Lock()
+		if f.tails[key] == t {
+			delete(f.tails, key)
+		}
+		f.mu.Unlock()
+		close(t.done)
+		<-f.slots
+	}()
+	return t
+}
+
+// anyFailed reports whether a dispatch started so far returned an error.
+func (f *flight) anyFailed() bool { return f.failed.Load() }
+
+// wait returns once every started dispatch has returned.
+func (f *flight) wait() { f.wg.Wait() }

@@ -1,0 +1,114 @@
+package dailyrun
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
+)
+
+// overlapStore watches LifecycleDelete calls as they overlap: how many are
+// in flight at once, overall and per key. The first delete of gateKey and
+// the first delete of any other key each wait until the other has
+// started, which only several deletes in flight per shard allow.
+type overlapStore struct {
+	*fakeStore
+	gateKey string
+
+	mu          sync.Mutex
+	inFlight    int
+	maxInFlight int
+	perKey      map[string]int
+	keyOverlap  []string // keys with two deletes in flight at once
+	order       map[string][]string
+	gateIn      chan struct{} // closed when gateKey's first delete starts
+	otherIn     chan struct{} // closed when another key's first delete starts
+	otherSeen   bool
+}
+
+func (o *overlapStore) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
+	o.mu.Lock()
+	o.inFlight++
+	o.maxInFlight = max(o.maxInFlight, o.inFlight)
+	o.perKey[req.Key]++
+	if o.perKey[req.Key] > 1 {
+		o.keyOverlap = append(o.keyOverlap, req.Key)
+	}
+	o.order[req.Key] = append(o.order[req.Key], req.Expected.VersionID)
+	var mine, theirs chan struct{}
+	switch {
+	case req.Key == o.gateKey && len(o.order[req.Key]) == 1:
+		mine, theirs = o.gateIn, o.otherIn
+	case req.Key != o.gateKey && !o.otherSeen:
+		o.otherSeen = true
+		mine, theirs = o.otherIn, o.gateIn
+	}
+	o.mu.Unlock()
+	var out filer.Outcome
+	var err error
+	if mine != nil {
+		close(mine)
+		select {
+		case <-theirs:
+		case <-time.After(10 * time.Second):
+			err = fmt.Errorf("%s: no delete of the other kind started beside it", req.Key)
+		}
+	}
+	if err == nil {
+		out, err = o.fakeStore.LifecycleDelete(ctx, req)
+	}
+	o.mu.Lock()
+	o.inFlight--
+	o.perKey[req.Key]--
+	o.mu.Unlock()
+	return out, err
+}
+
+// TestInFlightKeepsPerKeyOrder: a shard keeps several deletes in flight,
+// but a key's deletes go one after the other, in the order a shard
+// dispatching one at a time sends them.
+func TestInFlightKeepsPerKeyOrder(t *testing.T) {
+	const gateKey = "a"
+	shard := lifecycle.ShardID("data", gateKey)
+	st := newFakeStore()
+	st.addBucket("data", filer.VersioningEnabled)
+	old := ts("2026-01-01T00:00:00Z")
+	for i, vid := range []string{"v1", "v2", "v3"} {
+		st.put("data", gateKey, vid, old.Add(time.Duration(i)*time.Hour), 1)
+	}
+	others := 0
+	for i := 0; others < 6; i++ {
+		k := fmt.Sprintf("x%d", i)
+		if lifecycle.ShardID("data", k) == shard {
+			st.put("data", k, "v1", old, 1)
+			others++
+		}
+	}
+	os := &overlapStore{fakeStore: st, gateKey: gateKey, perKey: map[string]int{}, order: map[string][]string{},
+		gateIn: make(chan struct{}), otherIn: make(chan struct{})}
+	snap := snapshotOf("data", filer.VersioningEnabled, lifecycle.Rule{ID: "r", Enabled: true, ExpirationDays: 30, NoncurrentDays: 7})
+	now := ts("2026-11-30T00:00:00Z")
+	res, err := Run(context.Background(), Config{Store: os, Snapshot: snap, RunNow: now, Clock: func() time.Time { return now },
+		Shards: []int{shard}, InFlight: 4, Retry: RetryPolicy{Sleep: (&noSleep{}).sleep}})
+	if err != nil || res.Status() != StatusOK {
+		t.Fatalf("Run: %v %s %+v", err, res.Status(), res.Shards)
+	}
+	if os.maxInFlight < 2 {
+		t.Errorf("at most %d delete in flight, want several", os.maxInFlight)
+	}
+	if len(os.keyOverlap) > 0 {
+		t.Errorf("keys with two deletes in flight at once: %v", os.keyOverlap)
+	}
+	// Newest first, as the walk lists a key: the latest's expiration, then
+	// each noncurrent version.
+	if got := fmt.Sprint(os.order[gateKey]); got != "[v3 v2 v1]" {
+		t.Errorf("deletes of %s in order %s, want [v3 v2 v1]", gateKey, got)
+	}
+	if n := res.Shards[0].Outcomes[filer.OutcomeDone] + res.Shards[0].Outcomes[filer.OutcomeNoopResolved]; n != 3+int64(others) {
+		t.Errorf("outcomes %v, want %d in all", res.Shards[0].Outcomes, 3+others)
+	}
+}
