@@ -376,7 +376,7 @@ func TestAbandonReceiptBindings(t *testing.T) {
 		t.Fatalf("other actor: %v", err)
 	}
 	r = req()
-	r.Clock = func() time.Time { return f.now.Add(ReceiptTTL) }
+	r.Clock = func() time.Time { return f.now.Add(ReceiptTTL + time.Nanosecond) } // valid through its expiry instant only
 	if _, err := Abandon(context.Background(), f.pools(), r); !errors.Is(err, ErrRefused) {
 		t.Fatalf("expired receipt: %v", err)
 	}

@@ -74,9 +74,16 @@ func TestExportFixtures(t *testing.T) {
 			t.Fatalf("err %v, want conflict", err)
 		}
 	})
+	t.Run("a receipt is valid at its exact expiry instant", func(t *testing.T) {
+		f := newFixture(t, v1Path)
+		at := f.now.Add(ReceiptTTL)
+		if _, err := CreateExport(context.Background(), f.pools(), f.ctl.ID, f.receipt, ExportOptions{Clock: func() time.Time { return at }, Actor: actor, Nonce: strings.Repeat("cd", 16)}); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("stale receipt, other actor, changed ETag are refused", func(t *testing.T) {
 		f := newFixture(t, v1Path)
-		later := f.now.Add(ReceiptTTL)
+		later := f.now.Add(ReceiptTTL + time.Nanosecond) // valid through its expiry instant only
 		_, err := CreateExport(context.Background(), f.pools(), f.ctl.ID, f.receipt, ExportOptions{Clock: func() time.Time { return later }, Actor: actor, Nonce: strings.Repeat("cd", 16)})
 		if !errors.Is(err, ErrRefused) {
 			t.Fatalf("expired: %v", err)

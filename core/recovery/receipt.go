@@ -133,7 +133,7 @@ func CheckReceipt(r *Receipt, action, actor string, now time.Time, ctl *Control,
 		return refuse("issued to %s, not to %s; run 'recovery inspect' as yourself", r.Actor, actor)
 	case now.Before(r.IssuedAt.Add(-5 * time.Minute)):
 		return refuse("issued in the future (%s)", r.IssuedAt.Format(time.RFC3339))
-	case !now.Before(r.ExpiresAt):
+	case now.After(r.ExpiresAt): // valid through its expiry instant, as leases are
 		return refuse("expired at %s; run 'recovery inspect' again", r.ExpiresAt.Format(time.RFC3339))
 	case !r.ActionClass.Allows(action):
 		return refuse("action class %s does not allow %s", r.ActionClass, action)

@@ -101,7 +101,9 @@ func (c *Control) clearLease() {
 	c.LeaseAcquiredAtUnixNanos, c.LeaseExpiresAtUnixNanos = 0, 0
 }
 
-// leased reports whether an operator-requested attempt owns c at now.
+// leased reports whether an operator-requested attempt owns c at now. As
+// with RustFS's own leases, a lease is held through its expiry instant and
+// expired only when now is later.
 func (c *Control) leased(now time.Time) bool {
-	return c.OwnerID != "" && now.UnixNano() < c.LeaseExpiresAtUnixNanos
+	return c.OwnerID != "" && now.UnixNano() <= c.LeaseExpiresAtUnixNanos
 }

@@ -53,7 +53,7 @@ func RequestRetry(ctx context.Context, pool metastore.Store, req RetryRequest) (
 		return nil, refused("an operator disposition of control %s is in flight: finish it with 'recovery abandon'", ctl.ID)
 	}
 	now := req.Clock()
-	if ctl.LeaseExpiresAtUnixNanos > now.UnixNano() {
+	if ctl.LeaseExpiresAtUnixNanos >= now.UnixNano() { // held through its instant, like RustFS's leases
 		return nil, refused("control %s is leased by %s until %s", ctl.ID, ctl.OwnerID, time.Unix(0, ctl.LeaseExpiresAtUnixNanos).UTC().Format(time.RFC3339))
 	}
 	next := *ctl
