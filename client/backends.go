@@ -16,7 +16,9 @@ func openSeaweedFS(ctx context.Context, addr string, opts Options) (Filer, error
 	if err != nil {
 		return nil, err
 	}
-	st, err := seaweedfs.Open(ctx, addr, seaweedfs.Options{S3GRPC: opts.S3GRPC, Auth: auth})
+	so := opts.SeaweedFS
+	so.Auth = auth
+	st, err := seaweedfs.Open(ctx, addr, so)
 	if err != nil {
 		return nil, err // not st: a nil *Store in a Filer would not be nil
 	}
@@ -24,7 +26,11 @@ func openSeaweedFS(ctx context.Context, addr string, opts Options) (Filer, error
 }
 
 func openS3(ctx context.Context, addr string, opts Options) (Filer, error) {
-	st, err := s3store.Open(ctx, addr, s3store.Options{PathStyle: opts.S3PathStyle, Region: opts.Region, State: opts.State, Clock: opts.Clock})
+	so := opts.S3
+	if so.Clock == nil {
+		so.Clock = opts.Clock
+	}
+	st, err := s3store.Open(ctx, addr, so)
 	if err != nil {
 		return nil, err // not st: a nil *Store in a Filer would not be nil
 	}

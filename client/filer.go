@@ -1,7 +1,8 @@
-// Package client opens the filer a command names. Today only the embedded
-// filer (a directory holding a bbolt filer.db) exists; remote filers
-// (seaweedfs://, s3://) are named here so a spec for one fails with a clear
-// message instead of being mistaken for a directory.
+// Package client opens the filer a command names: a directory (or
+// dir:PATH) is the embedded filer (client/embedded), seaweedfs://host:port
+// a live SeaweedFS cluster (client/seaweedfs), s3://host[:port] any
+// S3-compatible endpoint (client/s3). A spec that names none of them is
+// ErrBadSpec, never mistaken for a directory.
 package client
 
 import (
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/client/embedded"
+	s3store "github.com/ilmctl/ilmctl/client/s3"
+	"github.com/ilmctl/ilmctl/client/seaweedfs"
 	"github.com/ilmctl/ilmctl/core/filer"
 )
 
@@ -24,21 +27,18 @@ type Filer interface {
 	Close() error
 }
 
-// Options configures Open.
+// Options configures Open. Clock, MustExist and ReadOnly apply to whatever
+// filer the spec names; each backend's own settings are in its field and
+// are ignored by the others.
 type Options struct {
 	// Clock supplies "now" for the TsNs of new mutations and object-lock
-	// checks; time.Now when nil.
+	// checks (embedded, s3://); time.Now when nil.
 	Clock func() time.Time
-	// S3GRPC is the SeaweedFS S3 gRPC address (host:port) used for
-	// LifecycleDelete by the seaweedfs:// backend; "" means the filer host
-	// at port 18333.
-	S3GRPC string
-	// S3PathStyle and Region configure the s3:// backend.
-	S3PathStyle bool
-	Region      string
-	// State is where the s3:// backend keeps cursors: a local directory or
-	// s3://bucket/prefix.
-	State string
+	// SeaweedFS configures a seaweedfs:// filer. Its Auth is always read
+	// from the environment (seaweedfs.AuthFromEnv).
+	SeaweedFS seaweedfs.Options
+	// S3 configures an s3:// filer; a nil S3.Clock takes Clock.
+	S3 s3store.Options
 	// MustExist makes Open fail with an error matching ErrNoFiler instead
 	// of creating an empty filer. Set it for every command that only reads
 	// or processes an existing filer (ls, run), so a mistyped --filer is an

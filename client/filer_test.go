@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ilmctl/ilmctl/internal/hint"
 )
 
 func TestOpenSpecs(t *testing.T) {
@@ -18,7 +20,10 @@ func TestOpenSpecs(t *testing.T) {
 		spec    string
 		opts    Options
 		wantErr string
-		wantDB  string // file that must exist after a successful open
+		// wantHint, when set, is the advice the error carries beside its
+		// message (internal/hint).
+		wantHint string
+		wantDB   string // file that must exist after a successful open
 	}{
 		{name: "plain path", spec: filepath.Join(tmp, "a"), wantDB: filepath.Join(tmp, "a", "filer.db")},
 		{name: "dir prefix", spec: "dir:" + filepath.Join(tmp, "b"), wantDB: filepath.Join(tmp, "b", "filer.db")},
@@ -26,7 +31,7 @@ func TestOpenSpecs(t *testing.T) {
 		{name: "empty", spec: "", wantErr: "empty filer spec"},
 		{name: "empty dir prefix", spec: "dir:", wantErr: "names no directory"},
 		{name: "must exist", spec: filepath.Join(tmp, "c"), opts: Options{MustExist: true},
-			wantErr: "no filer at " + filepath.Join(tmp, "c") + ": run 'ilmctl filer load FIXTURE.json --filer " + filepath.Join(tmp, "c") + "' first"},
+			wantErr: "no filer at " + filepath.Join(tmp, "c"), wantHint: "run 'ilmctl filer load FIXTURE.json --filer " + filepath.Join(tmp, "c") + "' first"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -34,6 +39,9 @@ func TestOpenSpecs(t *testing.T) {
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				if got := hint.All(err); tc.wantHint != "" && (len(got) != 1 || got[0] != tc.wantHint) {
+					t.Errorf("hints = %q, want %q", got, tc.wantHint)
 				}
 				return
 			}

@@ -198,7 +198,7 @@ func nsTime(ns int64) *time.Time {
 
 func newShardPlanReport(p dailyrun.ShardPlan) ShardPlanReport {
 	out := ShardPlanReport{Shard: p.Shard, CursorFound: p.Found, CursorTsNs: p.Cursor.TsNs, Cursor: nsTime(p.Cursor.TsNs),
-		LastWalkedNs: p.Cursor.LastWalkedNs, LastWalked: nsTime(p.Cursor.LastWalkedNs), NextWalk: p.Walk, Recovery: p.Recovery,
+		LastWalkedNs: p.Cursor.LastWalkedNs, LastWalked: nsTime(p.Cursor.LastWalkedNs), NextWalk: p.Walk.String(), Recovery: p.Recovery.String(),
 		Replays: p.Replays, ReplayFromNs: p.ReplayFromNs}
 	if p.Err != nil {
 		out.CursorError = p.Err.Error()

@@ -1,7 +1,10 @@
 // Package render formats command results: human tables (borderless,
 // left-aligned columns as kubectl prints them, titles in bold only on a
-// terminal and never under NO_COLOR) and JSON that pipes cleanly into jq.
-// JSON field names are snake_case and stable.
+// terminal and never under NO_COLOR), JSON that pipes cleanly into jq and
+// JSON lines. It owns no domain types: its *Report types are the JSON and
+// table views of core results (dailyrun.Result, engine.BucketError), and
+// errors reach it as errors. JSON field names are snake_case and stable
+// (cmd/ilmctl/testdata/*.json pin them).
 package render
 
 import (

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 )
 
@@ -22,9 +23,9 @@ type RunReport struct {
 	// BytesFreed is what the pass freed (a dry run: would free): the
 	// sizes of the versions its DONE (DRY_RUN) deletes remove for good.
 	// A delete marker added over a version frees nothing yet.
-	BytesFreed     int64         `json:"bytes_freed"`
-	SubscribeError string        `json:"subscribe_error,omitempty"`
-	BucketErrors   []BucketError `json:"bucket_errors"`
+	BytesFreed     int64               `json:"bytes_freed"`
+	SubscribeError string              `json:"subscribe_error,omitempty"`
+	BucketErrors   []BucketErrorReport `json:"bucket_errors"`
 	// AmbiguousKeys counts the notices of kind ambiguous_layout.
 	AmbiguousKeys int            `json:"ambiguous_keys"`
 	Notices       []NoticeReport `json:"notices"`
@@ -33,9 +34,9 @@ type RunReport struct {
 	Actions       []ActionReport `json:"actions"`
 }
 
-// BucketError is a bucket whose lifecycle configuration was rejected; it
-// gets no lifecycle action this pass.
-type BucketError struct {
+// BucketErrorReport is one engine.BucketError: a bucket whose lifecycle
+// configuration was rejected; it gets no lifecycle action this pass.
+type BucketErrorReport struct {
 	Bucket string `json:"bucket"`
 	Error  string `json:"error"`
 }
@@ -127,14 +128,14 @@ type ActionReport struct {
 }
 
 // NewRunReport converts a pass result.
-func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
+func NewRunReport(r *dailyrun.Result, bucketErrs []engine.BucketError) RunReport {
 	rep := RunReport{
-		Status: r.Status(), Heartbeat: r.Heartbeat(), RunNow: r.RunNow.UTC(), DryRun: r.DryRun,
-		DurationSeconds: r.Duration.Seconds(), Errors: r.Errors(), SubscribeError: r.SubscribeErr,
-		BucketErrors: bucketErrs, Shards: []ShardReport{}, Buckets: []BucketReport{}, Actions: []ActionReport{},
+		Status: r.Status().String(), Heartbeat: r.Heartbeat(), RunNow: r.RunNow.UTC(), DryRun: r.DryRun,
+		DurationSeconds: r.Duration.Seconds(), Errors: r.Errors(), SubscribeError: errString(r.SubscribeErr),
+		BucketErrors: []BucketErrorReport{}, Shards: []ShardReport{}, Buckets: []BucketReport{}, Actions: []ActionReport{},
 	}
-	if rep.BucketErrors == nil {
-		rep.BucketErrors = []BucketError{}
+	for _, be := range bucketErrs {
+		rep.BucketErrors = append(rep.BucketErrors, BucketErrorReport{Bucket: be.Bucket, Error: errString(be.Err)})
 	}
 	rep.Notices = []NoticeReport{}
 	for _, n := range r.Notices {
@@ -150,9 +151,9 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 	}
 	for _, s := range r.Shards {
 		rep.Shards = append(rep.Shards, ShardReport{
-			Shard: s.Shard, Status: s.Status, Error: s.Err, Recovery: s.Recovery, Walk: s.Walk,
+			Shard: s.Shard, Status: s.Status.String(), Error: errString(s.Err), Recovery: s.Recovery.String(), Walk: s.Walk.String(),
 			EventsScanned: s.EventsScanned, Matches: s.Matches, MatchesBytes: s.MatchBytes, Pending: s.Pending, PendingBytes: s.PendingBytes,
-			Dispatched: s.Outcomes, DispatchedBytes: nonNil(s.OutcomeBytes), BytesFreed: s.BytesFreed,
+			Dispatched: outcomeCounts(s.Outcomes), DispatchedBytes: outcomeCounts(s.OutcomeBytes), BytesFreed: s.BytesFreed,
 			CursorTsNs: s.Cursor.TsNs, CursorSaved: s.CursorSaved,
 			CursorLagSeconds: seconds(r.CursorLag(s)), WalkerAgeSeconds: seconds(r.WalkerAge(s)),
 			LastWalkedNs: s.Cursor.LastWalkedNs, Truncated: s.Truncated, LimiterWaitSecond: s.LimiterWait.Seconds(),
@@ -166,22 +167,33 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []BucketError) RunReport {
 	}
 	for _, b := range r.Buckets {
 		rep.Buckets = append(rep.Buckets, BucketReport{Bucket: b.Bucket, RuleID: b.RuleID, Kind: string(b.Kind),
-			Outcomes: b.Outcomes, Bytes: nonNil(b.Bytes), BytesFreed: b.BytesFreed})
+			Outcomes: outcomeCounts(b.Outcomes), Bytes: outcomeCounts(b.Bytes), BytesFreed: b.BytesFreed})
 	}
 	return rep
 }
 
-func nonNil(m map[string]int64) map[string]int64 {
-	if m == nil {
-		return map[string]int64{}
+// outcomeCounts is a count (or byte sum) by outcome with the outcomes
+// spelled as in JSON; never nil, so JSON shows {} rather than null.
+func outcomeCounts(m map[filer.Outcome]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for o, n := range m {
+		out[o.String()] = n
 	}
-	return m
+	return out
+}
+
+// errString is err's message, "" for nil (omitted from JSON).
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // NewActionReport converts one action.
 func NewActionReport(a dailyrun.Action) ActionReport {
-	ar := ActionReport{Shard: a.Shard, Source: a.Source, Bucket: a.Bucket, Key: a.Key, VersionID: a.VersionID,
-		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome, Error: a.Err,
+	ar := ActionReport{Shard: a.Shard, Source: a.Source.String(), Bucket: a.Bucket, Key: a.Key, VersionID: a.VersionID,
+		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome.String(), Error: errString(a.Err),
 		Size: a.Size, BytesFreed: a.BytesFreed}
 	if !a.Due.IsZero() {
 		d := a.Due.UTC()
@@ -192,14 +204,14 @@ func NewActionReport(a dailyrun.Action) ActionReport {
 
 var dispatchColumns = []string{
 	string(filer.OutcomeDone), string(filer.OutcomeNoopResolved), string(filer.OutcomeSkippedObjectLock),
-	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), string(filer.OutcomeStuck), dailyrun.OutcomeError,
+	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), string(filer.OutcomeStuck), string(dailyrun.OutcomeError),
 }
 
 // outcomeColumns are the outcome count columns: the filer's outcomes, or
 // DRY_RUN alone for a dry run.
 func outcomeColumns(dryRun bool) []string {
 	if dryRun {
-		return []string{dailyrun.OutcomeDryRun}
+		return []string{string(dailyrun.OutcomeDryRun)}
 	}
 	return dispatchColumns
 }
@@ -207,7 +219,7 @@ func outcomeColumns(dryRun bool) []string {
 // failedOutcomes are the outcomes that halt a shard; the default table
 // counts them in one FAILED column, -o wide one column each.
 var failedOutcomes = []string{
-	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), string(filer.OutcomeStuck), dailyrun.OutcomeError,
+	string(filer.OutcomeRetryLater), string(filer.OutcomeBlocked), string(filer.OutcomeStuck), string(dailyrun.OutcomeError),
 }
 
 // outcomeCounter is a table's outcome count columns: their headers and
@@ -321,7 +333,7 @@ func RunTables(w io.Writer, rep RunReport, wide bool) error {
 func bucketTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error {
 	completed := string(filer.OutcomeDone)
 	if rep.DryRun {
-		completed = dailyrun.OutcomeDryRun
+		completed = dailyrun.OutcomeDryRun.String()
 	}
 	header := oc.header
 	counts := oc.counts
@@ -357,7 +369,7 @@ func runSummary(w io.Writer, rep RunReport, oc outcomeCounter) error {
 		for o, n := range s.Dispatched {
 			total[o] += n
 		}
-		if s.Status == dailyrun.StatusOK {
+		if s.Status == dailyrun.StatusOK.String() {
 			ok++
 		}
 	}
@@ -407,7 +419,7 @@ func shardTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error 
 // shardActed reports whether a shard belongs in the default table: it
 // dispatched something, did not end ok, or dropped events.
 func shardActed(s ShardReport) bool {
-	if s.Status != dailyrun.StatusOK || s.Truncated || s.Error != "" {
+	if s.Status != dailyrun.StatusOK.String() || s.Truncated || s.Error != "" {
 		return true
 	}
 	for _, n := range s.Dispatched {

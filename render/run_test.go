@@ -22,16 +22,16 @@ func secs(s float64) *float64 { return &s }
 // and one key was left alone.
 func haltedReport() RunReport {
 	rep := RunReport{
-		Status: dailyrun.StatusHalted, BucketErrors: []BucketError{{Bucket: "bad", Error: "MalformedXML"}},
+		Status: dailyrun.StatusHalted.String(), BucketErrors: []BucketErrorReport{{Bucket: "bad", Error: "MalformedXML"}},
 		Notices:    []NoticeReport{{Kind: "ambiguous_layout", Bucket: "logs", Key: "a", Reason: "two entries for null"}},
 		BytesFreed: 3 << 20,
 	}
 	for s := 0; s < 16; s++ {
-		sr := ShardReport{Shard: s, Status: dailyrun.StatusOK, Walk: "steady_state", Dispatched: map[string]int64{},
+		sr := ShardReport{Shard: s, Status: dailyrun.StatusOK.String(), Walk: "steady_state", Dispatched: map[string]int64{},
 			CursorLagSeconds: secs(0), WalkerAgeSeconds: secs(3600)}
 		switch s {
 		case 3:
-			sr.Status, sr.Error = dailyrun.StatusHalted, "logs/app/x.log: STUCK"
+			sr.Status, sr.Error = dailyrun.StatusHalted.String(), "logs/app/x.log: STUCK"
 			sr.EventsScanned, sr.Matches, sr.Pending = 120, 4, 1
 			sr.Dispatched = map[string]int64{"DONE": 2, "STUCK": 1}
 			sr.CursorLagSeconds = secs(26 * 3600)
@@ -39,7 +39,7 @@ func haltedReport() RunReport {
 			sr.EventsScanned, sr.Matches = 7, 3
 			sr.Dispatched = map[string]int64{"DONE": 2, "SKIPPED_OBJECT_LOCK": 1}
 		case 9:
-			sr.Status, sr.Error = dailyrun.StatusCancelled, "context deadline exceeded"
+			sr.Status, sr.Error = dailyrun.StatusCancelled.String(), "context deadline exceeded"
 			sr.EventsScanned, sr.CursorLagSeconds, sr.WalkerAgeSeconds = 12345678, nil, nil
 		default:
 			sr.EventsScanned = int64(s)
@@ -100,7 +100,7 @@ func TestActionStream(t *testing.T) {
 	s := NewActionStream(&b)
 	due := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	s.Action(dailyrun.Action{Shard: 3, Source: "replay", Bucket: "logs", Key: "a<b>&c", VersionID: "v1", Kind: lifecycle.ActionKind("ExpirationDays"), RuleID: "r", Due: due, Outcome: "DONE", Size: 4096, BytesFreed: 4096})
-	s.Action(dailyrun.Action{Shard: 4, Source: "walker", Bucket: "logs", Key: "big", UploadID: "u1", Kind: lifecycle.ActionKind("AbortMPU"), RuleID: "m", Outcome: "ERROR", Err: "timeout"})
+	s.Action(dailyrun.Action{Shard: 4, Source: "walker", Bucket: "logs", Key: "big", UploadID: "u1", Kind: lifecycle.ActionKind("AbortMPU"), RuleID: "m", Outcome: "ERROR", Err: errors.New("timeout")})
 	rep := haltedReport()
 	rep.Actions = []ActionReport{{Bucket: "must-not-appear"}}
 	if err := s.Summary(rep); err != nil {

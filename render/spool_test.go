@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ func TestJSONSpooledEqualsJSON(t *testing.T) {
 	for _, actions := range [][]dailyrun.Action{
 		nil,
 		{{Shard: 3, Source: "walker", Bucket: "logs", Key: "a<&>\"b", VersionID: "v1", Kind: lifecycle.ExpirationDays, RuleID: "r", Due: due, Outcome: "DONE"}},
-		{{Shard: 1, Source: "replay", Bucket: "b", Key: "k", UploadID: "u", Kind: lifecycle.AbortMPU, Outcome: "ERROR", Err: "boom"},
+		{{Shard: 1, Source: "replay", Bucket: "b", Key: "k", UploadID: "u", Kind: lifecycle.AbortMPU, Outcome: "ERROR", Err: errors.New("boom")},
 			{Shard: 2, Source: "walker", Bucket: "b", Key: "k2\n", Kind: lifecycle.NoncurrentDays, Outcome: "DRY_RUN"}},
 	} {
 		res := &dailyrun.Result{RunNow: due, Shards: []dailyrun.ShardResult{{Shard: 1, Status: dailyrun.StatusOK}}, Actions: actions}

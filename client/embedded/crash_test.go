@@ -195,7 +195,7 @@ func crashChild(t *testing.T, dir string) {
 	}
 	_, _ = dailyrun.Run(context.Background(), dailyrun.Config{Store: f, Snapshot: crashSnapshot(t, f), RunNow: crashDue, Clock: time.Now,
 		OnAction: func(a dailyrun.Action) {
-			if a.Outcome == string(filer.OutcomeDone) {
+			if a.Outcome == filer.OutcomeDone {
 				// One write per line, unbuffered: it survives the exit.
 				fmt.Fprintf(ackFile, "%s\n", a.Key)
 			}

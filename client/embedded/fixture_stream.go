@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/internal/hint"
 )
 
 // streamBatch is how many records a batched load (a new filer, see
@@ -321,7 +322,7 @@ func (fs *fixtureStream) startBucket(i int, b *bucketStream) error {
 	if _, exists, err := getBucket(tx, fb.Name); err != nil {
 		return err
 	} else if exists {
-		return fmt.Errorf("bucket %q: %w; use a fresh --filer dir", fb.Name, ErrBucketExists)
+		return hint.With(fmt.Errorf("bucket %q: %w", fb.Name, ErrBucketExists), "load into a fresh --filer directory")
 	}
 	if _, err := tx.Bucket(bktObjects).CreateBucket([]byte(fb.Name)); err != nil {
 		return fmt.Errorf("bucket %q: object index: %w", fb.Name, err)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/filer"
+
+	"github.com/ilmctl/ilmctl/internal/hint"
 )
 
 const goodFixture = `{"buckets":[{"name":"logs","versioning":"Enabled","object_lock":true,
@@ -154,7 +156,7 @@ func TestLoadFixtureAtomic(t *testing.T) {
 	_, err := f.LoadFixture(ctx, strings.NewReader(`{"buckets":[
 	  {"name":"alpha","versioning":"Enabled","objects":[{"key":"k","versions":[{"mtime":"2026-01-01T00:00:00Z"}]}]},
 	  {"name":"zeta"}]}`))
-	if !errors.Is(err, ErrBucketExists) || !strings.Contains(err.Error(), `bucket "zeta": bucket already exists; use a fresh --filer dir`) {
+	if !errors.Is(err, ErrBucketExists) || !strings.HasSuffix(err.Error(), `bucket "zeta": bucket already exists`) || !slices.Equal(hint.All(err), []string{"load into a fresh --filer directory"}) {
 		t.Fatalf("err = %v, want ErrBucketExists naming zeta", err)
 	}
 	bs, _ := f.ListBuckets(ctx)

@@ -33,8 +33,13 @@ type UnfinishedLoadError struct {
 }
 
 func (e *UnfinishedLoadError) Error() string {
-	return fmt.Sprintf("%s holds %s from an unfinished load, and this file system cannot lock %s to tell whether that load still runs: if no 'ilmctl filer load' is running on it, remove it (rm %s) and load again",
-		e.Dir, strings.Join(e.Paths, ", "), e.Dir, strings.Join(e.Paths, " "))
+	return fmt.Sprintf("%s holds %s from an unfinished load, and this file system cannot lock %s to tell whether that load still runs",
+		e.Dir, strings.Join(e.Paths, ", "), e.Dir)
+}
+
+// Hint is the advice main prints after the message (internal/hint).
+func (e *UnfinishedLoadError) Hint() string {
+	return fmt.Sprintf("if no 'ilmctl filer load' is running on it, remove it (rm %s) and load again", strings.Join(e.Paths, " "))
 }
 
 // LoadPoint says how far a load has come when it calls LoadOptions.Hook.

@@ -127,8 +127,8 @@ func TestLoadCrash(t *testing.T) {
 				}
 				leftovers = nf.Unfinished
 				if msg := err.Error(); !strings.Contains(msg, "no filer at "+dir+", only the unfinished load "+leftovers[0]) ||
-					!strings.Contains(msg, "run 'ilmctl filer load FIXTURE.json --filer "+dir+"' first") {
-					t.Errorf("no-filer message = %q", msg)
+					nf.Hint() != "run 'ilmctl filer load FIXTURE.json --filer "+dir+"' first" {
+					t.Errorf("no-filer message = %q, hint %q", msg, nf.Hint())
 				}
 				if !strings.HasPrefix(filepath.Base(leftovers[0]), UnfinishedPrefix) {
 					t.Errorf("leftover %s is not named %s*", leftovers[0], UnfinishedPrefix)
@@ -214,7 +214,7 @@ func TestLoadLocking(t *testing.T) {
 	}
 	_, err = load(ctx, dir, strings.NewReader(threeBuckets), false, LoadOptions{})
 	var ue *UnfinishedLoadError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "remove it (rm "+leftover+") and load again") {
+	if !errors.As(err, &ue) || !strings.Contains(ue.Hint(), "remove it (rm "+leftover+") and load again") {
 		t.Errorf("unlocked load beside a leftover: %v, want UnfinishedLoadError naming it", err)
 	}
 	if got := dirNames(t, dir); !slices.Equal(got, []string{filepath.Base(leftover)}) {

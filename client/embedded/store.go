@@ -62,10 +62,15 @@ type NoFilerError struct {
 
 func (e *NoFilerError) Error() string {
 	if len(e.Unfinished) > 0 {
-		return fmt.Sprintf("no filer at %s, only the unfinished load %s (never read as a filer; the next load removes it): run 'ilmctl filer load FIXTURE.json --filer %s' first",
-			e.Dir, strings.Join(e.Unfinished, ", "), e.Dir)
+		return fmt.Sprintf("no filer at %s, only the unfinished load %s (never read as a filer; the next load removes it)",
+			e.Dir, strings.Join(e.Unfinished, ", "))
 	}
-	return fmt.Sprintf("no filer at %s: run 'ilmctl filer load FIXTURE.json --filer %s' first", e.Dir, e.Dir)
+	return fmt.Sprintf("no filer at %s", e.Dir)
+}
+
+// Hint is the advice main prints after the message (internal/hint).
+func (e *NoFilerError) Hint() string {
+	return fmt.Sprintf("run 'ilmctl filer load FIXTURE.json --filer %s' first", e.Dir)
 }
 
 // Is lets errors.Is(err, ErrNoFiler) match.

@@ -27,8 +27,12 @@ type DamagedError struct {
 }
 
 func (e *DamagedError) Error() string {
-	return fmt.Sprintf("filer.db is damaged: %s %s: ilmctl left it untouched; restore it from a backup, or move it aside and run 'ilmctl filer load FIXTURE.json --filer %s'",
-		e.Path, e.Reason, e.Dir)
+	return fmt.Sprintf("filer.db is damaged: %s %s: ilmctl left it untouched", e.Path, e.Reason)
+}
+
+// Hint is the advice main prints after the message (internal/hint).
+func (e *DamagedError) Hint() string {
+	return fmt.Sprintf("restore it from a backup, or move it aside and run 'ilmctl filer load FIXTURE.json --filer %s'", e.Dir)
 }
 
 // Is lets errors.Is(err, ErrDamaged) match.

@@ -55,7 +55,7 @@ func TestAmbiguousNullLayoutOnS3(t *testing.T) {
 		t.Errorf("pass: %v", err)
 	}
 
-	if rep.Status != dailyrun.StatusOK {
+	if rep.Status != dailyrun.StatusOK.String() {
 		t.Errorf("status %s: an ambiguous key must not halt anything", rep.Status)
 	}
 	for _, a := range rep.Actions {

@@ -3,8 +3,8 @@
 // RustFS, versitygw) through aws-sdk-go-v2.
 //
 // S3 has no meta-log, so SubscribeMetadata delivers nothing and NoMetaLog
-// reports it: the run command then promotes every replay-eligible rule to
-// the walker (design 000 § Cursor hashes, PromotedHash). Deletes are
+// reports it (filer.MetaLogless): a pass then promotes every
+// replay-eligible rule to the walker (docs/design/daily-run.md#engine-views). Deletes are
 // checked on fresh reads (see LifecycleDelete): a fresh listing of the key
 // must still show the listed version in the same position with the same
 // ETag, size and LastModified, the pass's rule must still select it with

@@ -11,7 +11,8 @@ import (
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
-// kinds maps the design's action-kind spellings to the wire enum
+// kinds maps ilmctl's action-kind spellings (docs/design/daily-run.md#action-kinds)
+// to the wire enum
 // (weed/pb/s3_lifecycle.proto ActionKind).
 var kinds = map[lifecycle.ActionKind]s3_lifecycle_pb.ActionKind{
 	lifecycle.ExpirationDays:      s3_lifecycle_pb.ActionKind_EXPIRATION_DAYS,

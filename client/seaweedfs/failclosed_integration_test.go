@@ -203,7 +203,7 @@ func TestDanglingPointerHaltsOneShard(t *testing.T) {
 		if s.Status != want {
 			t.Errorf("shard %d: %s (%s), want %s", s.Shard, s.Status, s.Err, want)
 		}
-		if s.Shard == badShard && !strings.Contains(s.Err, "e/dang") {
+		if s.Shard == badShard && !strings.Contains(fmt.Sprint(s.Err), "e/dang") {
 			t.Errorf("the halted shard's error %q does not name the key", s.Err)
 		}
 	}

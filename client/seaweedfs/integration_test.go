@@ -243,7 +243,7 @@ func TestObjectLockSkip(t *testing.T) {
 	res := pass(t, st, b)
 	skipped := 0
 	for _, a := range res.Actions {
-		if a.Key == "held" && a.Outcome == string(filer.OutcomeSkippedObjectLock) {
+		if a.Key == "held" && a.Outcome == filer.OutcomeSkippedObjectLock {
 			skipped++
 		}
 	}
@@ -343,7 +343,7 @@ func TestReplayDeletes(t *testing.T) {
 	res := pass(t, st, b)
 	replayed := false
 	for _, a := range res.Actions {
-		replayed = replayed || (a.Source == "replay" && a.Key == "k" && a.Outcome == string(filer.OutcomeDone))
+		replayed = replayed || (a.Source == "replay" && a.Key == "k" && a.Outcome == filer.OutcomeDone)
 	}
 	if !replayed {
 		t.Errorf("k was not expired by replay")

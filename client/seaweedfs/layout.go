@@ -13,37 +13,40 @@ import (
 	"time"
 
 	"github.com/seaweedfs/seaweedfs/weed/pb/filer_pb"
+	"github.com/seaweedfs/seaweedfs/weed/s3api/s3_constants"
+	"github.com/seaweedfs/seaweedfs/weed/s3api/s3lifecycle/scheduler"
 
 	"github.com/ilmctl/ilmctl/core/filer"
 )
 
-// Extended keys and names of SeaweedFS's S3 layout at the pinned version.
-// Sources are paths in github.com/seaweedfs/seaweedfs.
+// Extended keys and names of SeaweedFS's S3 layout, taken from the pinned
+// SeaweedFS module itself (weed/s3api/s3_constants, and the lifecycle
+// scheduler's key), so they cannot drift from what that version writes.
 const (
-	// weed/s3api/s3lifecycle/scheduler/configload.go
-	// BucketLifecycleConfigurationXMLKey, on the bucket directory entry.
-	extLifecycleXML = "s3-bucket-lifecycle-configuration-xml"
+	// On the bucket directory entry.
+	extLifecycleXML = scheduler.BucketLifecycleConfigurationXMLKey
 	// weed/s3api/s3_constants/extend_key.go.
-	extVersioning          = "Seaweed-X-Amz-Versioning"
-	extObjectLockEnabled   = "Seaweed-X-Amz-Object-Lock-Enabled"
-	extVersionID           = "Seaweed-X-Amz-Version-Id"
-	extDeleteMarker        = "Seaweed-X-Amz-Delete-Marker"
-	extETag                = "Seaweed-X-Amz-ETag"
-	extLatestVersionID     = "Seaweed-X-Amz-Latest-Version-Id"
-	extNullVersionIsLatest = "Seaweed-X-Amz-Null-Version-Is-Latest"
-	extNoncurrentSinceNs   = "Seaweed-X-Amz-Noncurrent-Since-Ns"
-	extRetainUntil         = "Seaweed-X-Amz-Retention-Until-Date" // Unix seconds, decimal
-	extLegalHold           = "Seaweed-X-Amz-Legal-Hold"           // "ON" or "OFF"
-	extMultipartObjectKey  = "key"                                // on .uploads/<id>
-	// weed/s3api/s3_constants/header.go: AmzObjectTaggingPrefix.
-	tagPrefix = "X-Amz-Tagging-"
-	// weed/s3api/s3_constants/header.go: SeaweedFSPrefixObject, set on a
-	// directory entry that also holds the object named by its path.
-	extPrefixObject = "x-seaweedfs-prefix-object"
+	extVersioning          = s3_constants.ExtVersioningKey
+	extObjectLockEnabled   = s3_constants.ExtObjectLockEnabledKey
+	extVersionID           = s3_constants.ExtVersionIdKey
+	extDeleteMarker        = s3_constants.ExtDeleteMarkerKey
+	extETag                = s3_constants.ExtETagKey
+	extLatestVersionID     = s3_constants.ExtLatestVersionIdKey
+	extNullVersionIsLatest = s3_constants.ExtNullVersionIsLatestKey
+	extNoncurrentSinceNs   = s3_constants.ExtNoncurrentSinceNsKey
+	extRetainUntil         = s3_constants.ExtRetentionUntilDateKey // Unix seconds, decimal
+	extLegalHold           = s3_constants.ExtLegalHoldKey          // "ON" or "OFF"
+	extMultipartObjectKey  = s3_constants.ExtMultipartObjectKey    // on .uploads/<id>
+	// weed/s3api/s3_constants/header.go.
+	tagPrefix = s3_constants.AmzObjectTaggingPrefix
+	// Set on a directory entry that also holds the object named by its
+	// path.
+	extPrefixObject = s3_constants.SeaweedFSPrefixObject
 	// weed/s3api/s3_constants/s3_actions.go.
-	versionsSuffix = ".versions"
-	uploadsDir     = ".uploads"
-	// weed/s3api/s3api_version_id.go getVersionFileName.
+	versionsSuffix = s3_constants.VersionsFolder
+	uploadsDir     = s3_constants.MultipartUploadsFolder
+	// weed/s3api/s3api_version_id.go getVersionFileName; not exported by
+	// a package ilmctl can import without the whole S3 gateway.
 	versionFilePrefix = "v_"
 )
 

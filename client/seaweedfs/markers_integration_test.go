@@ -30,7 +30,7 @@ func TestExpirationDaysRemovesExpiredMarker(t *testing.T) {
 	res := pass(t, st, b) // recovery walk
 	assertLeft(t, s3c, st, b, []string{"young@" + young + "[DM]", "covered@" + covered + "[DM]", "covered@" + v1}, []string{})
 	if len(res.Actions) != 1 || res.Actions[0].Key != "old" || res.Actions[0].Kind != lifecycle.ExpiredDeleteMarker ||
-		res.Actions[0].RuleID != "d2" || res.Actions[0].Outcome != string(filer.OutcomeDone) {
+		res.Actions[0].RuleID != "d2" || res.Actions[0].Outcome != filer.OutcomeDone {
 		t.Fatalf("actions %+v, want old's marker removed as ExpiredDeleteMarker of rule d2", res.Actions)
 	}
 
@@ -40,7 +40,7 @@ func TestExpirationDaysRemovesExpiredMarker(t *testing.T) {
 	assertLeft(t, s3c, st, b, []string{"covered@" + covered + "[DM]", "covered@" + v1}, []string{})
 	replayed := false
 	for _, a := range res.Actions {
-		replayed = replayed || a.Source == "replay" && a.Key == "young" && a.Kind == lifecycle.ExpiredDeleteMarker && a.Outcome == string(filer.OutcomeDone)
+		replayed = replayed || a.Source == "replay" && a.Key == "young" && a.Kind == lifecycle.ExpiredDeleteMarker && a.Outcome == filer.OutcomeDone
 	}
 	if !replayed {
 		t.Errorf("young's marker was not removed by replay: %+v", res.Actions)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/seaweedfs/seaweedfs/weed/pb/filer_pb"
 )
 
@@ -110,25 +111,43 @@ func (s *Store) awaitMetaLogVolumes(ctx context.Context, sinceNs, untilNs int64)
 	if err != nil {
 		return fmt.Errorf("list the persisted meta-log: %w", err)
 	}
-	deadline := time.Now().Add(metaLogVolumesWait)
-	for {
-		missing, lastErr := s.unlocated(ctx, chunks)
-		if len(missing) == 0 {
-			return nil
+	return awaitLocated(ctx, chunks, s.unlocated, backoff.SystemClock, nil)
+}
+
+// errNotLocated keeps the poll going while a chunk's volume is unknown.
+var errNotLocated = errors.New("meta-log volume not located yet")
+
+// metaLogPoll asks again every second until metaLogVolumesWait has passed
+// on clock.
+func metaLogPoll(clock backoff.Clock) *backoff.ExponentialBackOff {
+	return backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(time.Second), backoff.WithMultiplier(1), backoff.WithMaxInterval(time.Second),
+		backoff.WithRandomizationFactor(0), backoff.WithMaxElapsedTime(metaLogVolumesWait), backoff.WithClockProvider(clock))
+}
+
+// awaitLocated polls unlocated (cenkalti/backoff's retry loop, on clock and
+// timer; a nil timer is the library's time.Timer) until every chunk's
+// volume is located, ctx ends, or metaLogVolumesWait has passed, which is
+// ErrMetaLogUnreadable naming the first chunk still missing.
+func awaitLocated(ctx context.Context, chunks []metaLogChunk, unlocated func(context.Context, []metaLogChunk) ([]metaLogChunk, error), clock backoff.Clock, timer backoff.Timer) error {
+	var missing []metaLogChunk
+	var lastErr error
+	err := backoff.RetryNotifyWithTimer(func() error {
+		missing, lastErr = unlocated(ctx, chunks)
+		if len(missing) > 0 {
+			return errNotLocated
 		}
-		if time.Now().After(deadline) {
-			c := missing[0]
-			return fmt.Errorf("%w: %s/%s is on volume %s, still not located after %s (%d files affected; last lookup error: %v)",
-				ErrMetaLogUnreadable, metaLogDir, c.file, c.volume, metaLogVolumesWait, countFiles(missing), lastErr)
-		}
-		t := time.NewTimer(time.Second)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
+		return nil
+	}, backoff.WithContext(metaLogPoll(clock), ctx), nil, timer)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
 	}
+	c := missing[0]
+	return fmt.Errorf("%w: %s/%s is on volume %s, still not located after %s (%d files affected; last lookup error: %v)",
+		ErrMetaLogUnreadable, metaLogDir, c.file, c.volume, metaLogVolumesWait, countFiles(missing), lastErr)
 }
 
 // unlocated returns the chunks whose volume the filer cannot locate now,

@@ -1,6 +1,9 @@
 package seaweedfs
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -44,4 +47,83 @@ func TestMetaLogFileInRange(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// fakeClock is a backoff.Clock and backoff.Timer in one: each wait the
+// poll starts advances the clock by that much and fires at once, so the
+// poll runs its whole schedule without sleeping.
+type fakeClock struct {
+	now   time.Time
+	waits []time.Duration
+	c     chan time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), c: make(chan time.Time, 1)}
+}
+
+func (f *fakeClock) Now() time.Time { return f.now }
+func (f *fakeClock) Start(d time.Duration) {
+	f.waits = append(f.waits, d)
+	f.now = f.now.Add(d)
+	f.c <- f.now
+}
+func (f *fakeClock) Stop()               {}
+func (f *fakeClock) C() <-chan time.Time { return f.c }
+
+func TestAwaitLocated(t *testing.T) {
+	chunks := []metaLogChunk{{file: "2026-11-30/00-00.a", volume: "3"}, {file: "2026-11-30/00-01.a", volume: "4"}}
+	lookupErr := errors.New("volume 4 not found")
+	for _, tc := range []struct {
+		name string
+		// locatedAfter is the number of lookups after which every volume
+		// is located; -1: never.
+		locatedAfter int
+		wantErr      error
+		wantWaits    int
+	}{
+		{"located at once", 1, nil, 0},
+		{"located after a restart", 21, nil, 20},
+		{"never located", -1, ErrMetaLogUnreadable, 60},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := newFakeClock()
+			calls := 0
+			unlocated := func(context.Context, []metaLogChunk) ([]metaLogChunk, error) {
+				calls++
+				if tc.locatedAfter >= 0 && calls >= tc.locatedAfter {
+					return nil, nil
+				}
+				return chunks[1:], lookupErr
+			}
+			err := awaitLocated(context.Background(), chunks, unlocated, clk, clk)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			if len(clk.waits) != tc.wantWaits {
+				t.Errorf("waited %d times (%v), want %d one-second waits", len(clk.waits), clk.waits, tc.wantWaits)
+			}
+			for _, w := range clk.waits {
+				if w != time.Second {
+					t.Errorf("waited %v, want 1s between lookups", w)
+				}
+			}
+			if tc.wantErr != nil {
+				for _, want := range []string{"2026-11-30/00-01.a", "volume 4", "after 1m0s", "1 files affected", lookupErr.Error()} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("error %q does not name %q", err, want)
+					}
+				}
+			}
+		})
+	}
+	t.Run("cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		clk := newFakeClock()
+		err := awaitLocated(ctx, chunks, func(context.Context, []metaLogChunk) ([]metaLogChunk, error) { return chunks, nil }, clk, clk)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled, not ErrMetaLogUnreadable", err)
+		}
+	})
 }

@@ -129,9 +129,10 @@ func TestDamagedFilerRefused(t *testing.T) {
 				args := withDir(cmd.args, dir)
 				stdout, stderr, code := execute(t, args...)
 				wantPrefix := "filer.db is damaged: " + filepath.Join(dir, "filer.db") + " " + tc.want
-				if code != cmdutil.ExitFailure || !strings.Contains(stderr, wantPrefix) || strings.Count(stderr, "\n") != 1 ||
+				wantHint := "\nilmctl: hint: restore it from a backup, or move it aside and run 'ilmctl filer load FIXTURE.json --filer " + dir + "'\n"
+				if code != cmdutil.ExitFailure || !strings.Contains(stderr, wantPrefix) || !strings.HasSuffix(stderr, wantHint) || strings.Count(stderr, "\n") != 2 ||
 					strings.Contains(stdout+stderr, "panic") || strings.Contains(stdout+stderr, "goroutine") || strings.Contains(stderr, "status=ok") {
-					t.Errorf("%v: exit %d\nstderr %q\nstdout %q\nwant exit 1 and one line with %q", args, code, stderr, stdout, wantPrefix)
+					t.Errorf("%v: exit %d\nstderr %q\nstdout %q\nwant exit 1, one line with %q and its hint", args, code, stderr, stdout, wantPrefix)
 				}
 				filerUnchanged(t, dir, tc.data, mtime)
 			})

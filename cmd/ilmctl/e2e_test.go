@@ -22,11 +22,8 @@ func execute(t *testing.T, args ...string) (string, string, int) {
 	root.SetOut(&out)
 	root.SetErr(&errb)
 	root.SetArgs(normalizeSingleDashFlags(root, args))
-	err := root.ExecuteContext(context.Background())
-	if err != nil {
-		errb.WriteString("ilmctl: " + err.Error() + "\n")
-	}
-	return out.String(), errb.String(), cmdutil.Code(err)
+	code := report(&errb, root.ExecuteContext(context.Background()))
+	return out.String(), errb.String(), code
 }
 
 const lc = `<LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">`

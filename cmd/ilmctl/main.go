@@ -6,11 +6,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	"github.com/ilmctl/ilmctl/internal/hint"
 )
 
 func main() {
@@ -18,9 +20,22 @@ func main() {
 	defer stop()
 	root := newRootCommand()
 	os.Args = append(os.Args[:1], normalizeSingleDashFlags(root, os.Args[1:])...)
-	err := root.ExecuteContext(ctx)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "ilmctl: %v\n", err)
+	code := report(os.Stderr, root.ExecuteContext(ctx))
+	stop()
+	os.Exit(code)
+}
+
+// report is the one place an error leaves ilmctl: its message on one line,
+// then each hint attached to it (hint.With, or an error type with a Hint
+// method) on a line of its own, and the exit code of its kind
+// (cmdutil.Code). Commands return errors and never print them.
+func report(stderr io.Writer, err error) int {
+	if err == nil {
+		return cmdutil.ExitOK
 	}
-	os.Exit(cmdutil.Code(err))
+	fmt.Fprintf(stderr, "ilmctl: %v\n", err)
+	for _, h := range hint.All(err) {
+		fmt.Fprintf(stderr, "ilmctl: hint: %s\n", h)
+	}
+	return cmdutil.Code(err)
 }

@@ -167,17 +167,17 @@ func TestSeaweedFSKilledMidPass(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("report is not JSON: %v\n%s", err, r.stdout)
 	}
-	if rep.Status == dailyrun.StatusOK || len(rep.Shards) != lifecycle.ShardCount {
+	if rep.Status == dailyrun.StatusOK.String() || len(rep.Shards) != lifecycle.ShardCount {
 		t.Fatalf("report status %s with %d shards, want a failed pass over %d", rep.Status, len(rep.Shards), lifecycle.ShardCount)
 	}
 	cutOff := 0
 	for _, s := range rep.Shards {
 		switch {
-		case s.Shard >= lifecycle.ShardCount/2 && (s.Status != dailyrun.StatusOK || !s.CursorSaved):
+		case s.Shard >= lifecycle.ShardCount/2 && (s.Status != dailyrun.StatusOK.String() || !s.CursorSaved):
 			t.Errorf("shard %d had nothing to delete and finished before the kill, but ended %s (cursor saved %v): %s", s.Shard, s.Status, s.CursorSaved, s.Error)
-		case s.Status == dailyrun.StatusOK && !s.CursorSaved:
+		case s.Status == dailyrun.StatusOK.String() && !s.CursorSaved:
 			t.Errorf("shard %d ended ok without saving its cursor", s.Shard)
-		case s.Status != dailyrun.StatusOK:
+		case s.Status != dailyrun.StatusOK.String():
 			cutOff++
 			t.Logf("shard %d cut off: %s (cursor saved %v): %s", s.Shard, s.Status, s.CursorSaved, s.Error)
 		}

@@ -194,7 +194,7 @@ func TestRejectedConfiguration(t *testing.T) {
 			for _, want := range []string{
 				"ilmctl: bucket odd: lifecycle configuration rejected, no action taken on it: " + tc.warning,
 				"daily_run: status=ok shards=16 errors=1 ",
-				"ilmctl: pass ok, but 1 bucket(s) got no lifecycle action because their configuration was rejected: odd;",
+				"ilmctl: pass ok, but 1 bucket(s) got no lifecycle action because their configuration was rejected: odd\nilmctl: hint: fix the XML (see the messages above) and put it again\n",
 			} {
 				if !strings.Contains(stderr, want) {
 					t.Errorf("stderr %q lacks %q", stderr, want)

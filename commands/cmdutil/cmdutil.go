@@ -1,5 +1,6 @@
-// Package cmdutil holds what every ilmctl command shares: exit codes, the
-// -o flag, and the error type that carries an exit code to main.
+// Package cmdutil holds what every ilmctl command shares: the error kinds
+// main turns into exit codes, the -o flag, and cobra helpers that report
+// bad input as a usage error.
 package cmdutil
 
 import (
@@ -32,7 +33,44 @@ const (
 	ExitBackendUnavailable = 8
 )
 
-// ExitError carries an exit code with an error message for main to print.
+// Error kinds a command returns; errors.Is matches them through any
+// wrapping, and Code maps them to exit codes. Every other error is a
+// failure (exit 1).
+var (
+	// ErrUsage: bad flags or arguments, or input the command refuses
+	// before doing any work.
+	ErrUsage = errors.New("usage error")
+	// ErrIncomplete: the pass (or scan) ran but did not finish.
+	ErrIncomplete = errors.New("incomplete")
+	// ErrRejected: the pass finished, but a bucket's lifecycle
+	// configuration was rejected.
+	ErrRejected = errors.New("configuration rejected")
+	// ErrBlocked: decom verify found a reason the pool may not go yet.
+	ErrBlocked = errors.New("blocked")
+	// ErrRetainedAmbiguous, ErrCorrupt, ErrBackendUnavailable: reconcile
+	// outcomes other than migrated / ready-to-migrate.
+	ErrRetainedAmbiguous  = errors.New("retained-ambiguous")
+	ErrCorrupt            = errors.New("corrupt")
+	ErrBackendUnavailable = errors.New("backend-unavailable")
+)
+
+// exitKinds maps each kind to its exit code, in precedence order: an
+// unfinished pass (3) outranks a rejected configuration (4).
+var exitKinds = []struct {
+	kind error
+	code int
+}{
+	{ErrUsage, ExitUsage},
+	{ErrIncomplete, ExitIncomplete},
+	{ErrRejected, ExitRejected},
+	{ErrBlocked, ExitBlocked},
+	{ErrRetainedAmbiguous, ExitRetainedAmbiguous},
+	{ErrCorrupt, ExitCorrupt},
+	{ErrBackendUnavailable, ExitBackendUnavailable},
+}
+
+// ExitError marks Err with the kind whose exit code is Code (see
+// exitKinds). Its message is Err's alone.
 type ExitError struct {
 	Code int
 	Err  error
@@ -41,25 +79,44 @@ type ExitError struct {
 func (e *ExitError) Error() string { return e.Err.Error() }
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// Usage wraps a bad-input error with ExitUsage.
+// Is makes errors.Is(err, ErrUsage) (and the other kinds) match an
+// ExitError of that kind's code.
+func (e *ExitError) Is(target error) bool {
+	for _, k := range exitKinds {
+		if k.kind == target {
+			return e.Code == k.code
+		}
+	}
+	return false
+}
+
+// Usage is a bad-input error (ErrUsage) with a formatted message.
 func Usage(format string, args ...any) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
 }
 
-// Incomplete wraps err with ExitIncomplete.
+// Incomplete marks err as ErrIncomplete.
 func Incomplete(err error) error { return &ExitError{Code: ExitIncomplete, Err: err} }
 
-// Rejected wraps err with ExitRejected.
+// Rejected marks err as ErrRejected.
 func Rejected(err error) error { return &ExitError{Code: ExitRejected, Err: err} }
 
-// Blocked wraps err with ExitBlocked.
+// Blocked marks err as ErrBlocked.
 func Blocked(err error) error { return &ExitError{Code: ExitBlocked, Err: err} }
 
-// Code returns the exit code for err: ExitOK for nil, the code of an
-// ExitError, ExitFailure otherwise.
+// Code is the one table from error kinds to exit codes (README § Exit
+// codes), used by main: ExitOK for nil, then each kind of exitKinds by
+// errors.Is, in that order when an error is several at once; an
+// ExitError with a code outside the table keeps its code; ExitFailure for
+// anything else.
 func Code(err error) int {
 	if err == nil {
 		return ExitOK
+	}
+	for _, k := range exitKinds {
+		if errors.Is(err, k.kind) {
+			return k.code
+		}
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {

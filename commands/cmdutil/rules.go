@@ -6,8 +6,6 @@ import (
 
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
-	"github.com/ilmctl/ilmctl/core/lifecycle"
-	"github.com/ilmctl/ilmctl/render"
 )
 
 // Rules is every bucket's lifecycle input as `ilmctl run` and `ilmctl
@@ -20,7 +18,7 @@ type Rules struct {
 	Accepted []engine.Bucket
 	// Rejected holds the buckets whose XML was rejected: they get no
 	// action (fail closed) and are reported.
-	Rejected []render.BucketError
+	Rejected []engine.BucketError
 }
 
 // LoadRules lists the buckets and parses each one's lifecycle XML.
@@ -30,16 +28,6 @@ func LoadRules(ctx context.Context, st filer.Store) (Rules, error) {
 		return Rules{}, fmt.Errorf("list buckets: %w", err)
 	}
 	out := Rules{Listed: bs}
-	for _, b := range bs {
-		if b.LifecycleXML == "" {
-			continue
-		}
-		cfg, err := lifecycle.Parse([]byte(b.LifecycleXML))
-		if err != nil {
-			out.Rejected = append(out.Rejected, render.BucketError{Bucket: b.Name, Error: err.Error()})
-			continue
-		}
-		out.Accepted = append(out.Accepted, engine.Bucket{Name: b.Name, Versioning: b.Versioning, ObjectLock: b.ObjectLock, Rules: cfg.Rules})
-	}
+	out.Accepted, out.Rejected = engine.ParseBuckets(bs)
 	return out, nil
 }

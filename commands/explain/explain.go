@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/client"
+	s3store "github.com/ilmctl/ilmctl/client/s3"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"github.com/ilmctl/ilmctl/core/engine"
 	coreexplain "github.com/ilmctl/ilmctl/core/explain"
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -152,7 +154,7 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	}
 	fl, err := client.Open(ctx, o.filer, client.Options{
 		Clock: func() time.Time { return now }, MustExist: true, ReadOnly: true,
-		S3PathStyle: o.s3PathStyle, Region: o.region, State: o.state,
+		S3: s3store.Options{PathStyle: o.s3PathStyle, Region: o.region, State: o.state},
 	})
 	if err != nil {
 		return err
@@ -184,12 +186,12 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	}
 	for _, be := range rules.Rejected {
 		if be.Bucket == o.bucket {
-			cfg.ConfigErr = be.Error
+			cfg.ConfigErr = be.Err.Error()
 		}
 	}
 	// As `ilmctl run` does: a store without a meta-log walks every rule.
-	if nm, ok := fl.(interface{ NoMetaLog() bool }); ok && nm.NoMetaLog() {
-		cfg.NoMetaLog, cfg.MetaLogRetention = true, time.Nanosecond
+	if !filer.HasMetaLog(fl) {
+		cfg.NoMetaLog, cfg.MetaLogRetention = true, dailyrun.EffectiveRetention(fl, o.metaLogRetention)
 	}
 	if sc, ok := fl.(filer.ServerClock); ok {
 		if cfg.ServerNow, err = sc.ServerTime(ctx); err != nil {

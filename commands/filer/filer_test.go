@@ -6,11 +6,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ilmctl/ilmctl/client"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	"github.com/ilmctl/ilmctl/internal/hint"
 )
 
 const testFixture = `{"buckets":[
@@ -112,7 +114,7 @@ func TestLoadThenLsJSON(t *testing.T) {
 	}
 
 	// Loading the same fixture again names the clash and the fix.
-	if _, err := run(t, "load", fixture, "--filer", dir); err == nil || !strings.Contains(err.Error(), "already exists; use a fresh --filer dir") {
+	if _, err := run(t, "load", fixture, "--filer", dir); err == nil || !strings.Contains(err.Error(), "already exists") || !slices.Contains(hint.All(err), "load into a fresh --filer directory") {
 		t.Errorf("second load err = %v", err)
 	}
 }
@@ -120,7 +122,7 @@ func TestLoadThenLsJSON(t *testing.T) {
 func TestLsErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nothing")
 	_, err := run(t, "ls", "--filer", missing)
-	if !errors.Is(err, client.ErrNoFiler) || !strings.Contains(err.Error(), "run 'ilmctl filer load FIXTURE.json --filer "+missing+"' first") {
+	if !errors.Is(err, client.ErrNoFiler) || !slices.Contains(hint.All(err), "run 'ilmctl filer load FIXTURE.json --filer "+missing+"' first") {
 		t.Errorf("missing filer err = %v", err)
 	}
 	if _, statErr := os.Stat(missing); !errors.Is(statErr, os.ErrNotExist) {

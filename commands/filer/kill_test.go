@@ -24,6 +24,7 @@ import (
 	"github.com/ilmctl/ilmctl/client/embedded"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	runcmd "github.com/ilmctl/ilmctl/commands/run"
+	"github.com/ilmctl/ilmctl/internal/hint"
 	"github.com/spf13/cobra"
 )
 
@@ -75,8 +76,11 @@ func childMain(args []string) int {
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true // as main's root command
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(context.Background())
-	if err != nil {
+	if err != nil { // as cmd/ilmctl's report: the message, then its hints
 		fmt.Fprintf(os.Stderr, "ilmctl: %v\n", err)
+		for _, h := range hint.All(err) {
+			fmt.Fprintf(os.Stderr, "ilmctl: hint: %s\n", h)
+		}
 	}
 	return cmdutil.Code(err)
 }

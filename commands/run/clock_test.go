@@ -9,6 +9,7 @@ import (
 
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/internal/hint"
 )
 
 // clockFiler is a client.Filer whose only working method is its clock.
@@ -61,8 +62,8 @@ func TestCheckServerClock(t *testing.T) {
 			if code := cmdutil.Code(err); code != tc.wantCode {
 				t.Fatalf("exit code %d (%v), want %d", code, err, tc.wantCode)
 			}
-			if tc.wantCode == cmdutil.ExitUsage && !strings.Contains(err.Error(), "--dry-run") {
-				t.Errorf("refusal %q does not name --dry-run", err)
+			if tc.wantCode == cmdutil.ExitUsage && !strings.Contains(strings.Join(hint.All(err), "; "), "--dry-run") {
+				t.Errorf("refusal %q (hints %q) does not name --dry-run", err, hint.All(err))
 			}
 			if !got.Equal(tc.wantNow) {
 				t.Errorf("server now = %v, want %v", got, tc.wantNow)

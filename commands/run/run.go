@@ -9,11 +9,14 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/client"
+	s3store "github.com/ilmctl/ilmctl/client/s3"
+	"github.com/ilmctl/ilmctl/client/seaweedfs"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
+	"github.com/ilmctl/ilmctl/internal/hint"
 	"github.com/ilmctl/ilmctl/render"
 	"github.com/spf13/cobra"
 )
@@ -213,13 +216,14 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	fl, err := client.Open(ctx, o.filer, client.Options{
 		Clock: passClock(o.now != "", runNow), MustExist: true, ReadOnly: o.dryRun,
-		S3PathStyle: o.s3.pathStyle, Region: o.s3.region, State: o.s3.state, S3GRPC: o.s3GRPC,
+		SeaweedFS: seaweedfs.Options{S3GRPC: o.s3GRPC},
+		S3:        s3store.Options{PathStyle: o.s3.pathStyle, Region: o.s3.region, State: o.s3.state},
 	})
 	if err != nil {
 		return err
 	}
 	defer fl.Close()
-	if err := o.s3.apply(ctx, fl, &cfg, stderr); err != nil {
+	if err := o.s3.apply(ctx, fl, stderr); err != nil {
 		return err
 	}
 
@@ -233,7 +237,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	buckets, bucketErrs := rules.Accepted, rules.Rejected
 	for _, be := range bucketErrs {
-		fmt.Fprintf(stderr, "ilmctl: bucket %s: lifecycle configuration rejected, no action taken on it: %s\n", be.Bucket, be.Error)
+		fmt.Fprintf(stderr, "ilmctl: bucket %s: lifecycle configuration rejected, no action taken on it: %v\n", be.Bucket, be.Err)
 	}
 	cfg.Store = fl
 	cfg.Snapshot = engine.CompileWith(buckets, engine.Options{Rounding: rnd, ExpiredMarkers: markers}).Snapshot()
@@ -282,13 +286,13 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 
 // rejected says which buckets got no action because their lifecycle
 // configuration was rejected.
-func rejected(bucketErrs []render.BucketError) error {
+func rejected(bucketErrs []engine.BucketError) error {
 	names := make([]string, len(bucketErrs))
 	for i, be := range bucketErrs {
 		names[i] = be.Bucket
 	}
-	return fmt.Errorf("pass ok, but %d bucket(s) got no lifecycle action because their configuration was rejected: %s; fix the XML (see the messages above) and put it again",
-		len(bucketErrs), strings.Join(names, ", "))
+	return hint.With(fmt.Errorf("pass ok, but %d bucket(s) got no lifecycle action because their configuration was rejected: %s",
+		len(bucketErrs), strings.Join(names, ", ")), "fix the XML (see the messages above) and put it again")
 }
 
 // maxClockSkew is how far a real pass's clock may run ahead of the
@@ -311,8 +315,9 @@ func checkServerClock(ctx context.Context, fl client.Filer, runNow time.Time, dr
 		return time.Time{}, fmt.Errorf("read the filer's clock: %w", err)
 	}
 	if ahead := runNow.Sub(serverNow); ahead > maxClockSkew && !dryRun {
-		return time.Time{}, cmdutil.Usage("the pass clock %s is %s ahead of the filer's clock %s (at most %s allowed): a real pass dated in the future would delete early and save cursors past events the filer has not written; preview the future with --dry-run --now %s, or fix this host's clock",
-			runNow.Format(time.RFC3339), dailyrun.FormatDuration(ahead), serverNow.Format(time.RFC3339), dailyrun.FormatDuration(maxClockSkew), runNow.Format(time.RFC3339))
+		return time.Time{}, hint.With(cmdutil.Usage("the pass clock %s is %s ahead of the filer's clock %s (at most %s allowed): a real pass dated in the future would delete early and save cursors past events the filer has not written",
+			runNow.Format(time.RFC3339), dailyrun.FormatDuration(ahead), serverNow.Format(time.RFC3339), dailyrun.FormatDuration(maxClockSkew)),
+			fmt.Sprintf("preview the future with --dry-run --now %s, or fix this host's clock", runNow.Format(time.RFC3339)))
 	}
 	return serverNow, nil
 }
@@ -391,35 +396,25 @@ func (f s3Flags) check(filerSpec string) error {
 	return nil
 }
 
-// casProber is a store whose deletes rely on the server honouring If-Match
-// on DeleteObject, which --check-cas probes (s3://).
-type casProber interface {
-	CheckCAS(context.Context) (string, error)
-}
-
 // unproven returns the NoticeConditionalDeleteUnproven of a real pass over
-// a casProber when --check-cas did not prove If-Match (README § Any S3
+// a store whose deletes rely on the server honouring If-Match
+// (filer.CASChecker) when --check-cas did not prove it (README § Any S3
 // endpoint). A dry run deletes nothing, so it has none.
 func (f s3Flags) unproven(fl client.Filer, filerSpec string, dryRun bool) []dailyrun.Notice {
-	if _, ok := fl.(casProber); !ok || f.checkCAS || dryRun {
+	if _, ok := fl.(filer.CASChecker); !ok || f.checkCAS || dryRun {
 		return nil
 	}
 	return []dailyrun.Notice{dailyrun.ConditionalDeleteUnproven(filerSpec)}
 }
 
-// apply adapts the pass to a store without a meta-log and runs
-// --check-cas. A store with no meta-log (s3://) never delivers an event,
-// so the retention window is shrunk to 1ns: every replay-eligible rule is
-// then promoted to the walker, and PromotedHash in the cursor records it
-// (the promoted-rules hash, README § ilmctl run, Replay and walk).
-func (f s3Flags) apply(ctx context.Context, fl client.Filer, cfg *dailyrun.Config, stderr io.Writer) error {
-	if nm, ok := fl.(interface{ NoMetaLog() bool }); ok && nm.NoMetaLog() {
-		cfg.MetaLogRetention = time.Nanosecond
-	}
+// apply runs --check-cas on a store that can be probed
+// (filer.CASChecker). A store without a meta-log needs nothing here:
+// dailyrun.Run walks every rule on it (dailyrun.EffectiveRetention).
+func (f s3Flags) apply(ctx context.Context, fl client.Filer, stderr io.Writer) error {
 	if !f.checkCAS {
 		return nil
 	}
-	c, ok := fl.(casProber)
+	c, ok := fl.(filer.CASChecker)
 	if !ok {
 		return cmdutil.Usage("--check-cas: filer %T cannot be probed", fl)
 	}

@@ -30,7 +30,7 @@ func TestRunCountsBytes(t *testing.T) {
 			bucketRules{"flat", filer.VersioningOff, []lifecycle.Rule{expireDays("e", 1), {ID: "mpu", Enabled: true, AbortMPUDays: 1}}},
 		)
 		res := runPass(t, context.Background(), st, snap, ts("2026-11-30T00:00:00Z"), func(c *Config) { c.DryRun = dry })
-		outcome := string(filer.OutcomeDone)
+		outcome := filer.OutcomeDone
 		if dry {
 			outcome = OutcomeDryRun
 		}

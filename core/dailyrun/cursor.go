@@ -11,7 +11,7 @@ import (
 )
 
 // CursorDir is the filer directory holding one cursor file per shard, the
-// same path SeaweedFS's own worker uses (design 000 § Cursor).
+// same path SeaweedFS's own worker uses (docs/design/daily-run.md#cursor).
 const CursorDir = "/etc/s3/lifecycle/daily-cursors"
 
 const cursorVersion = 1
@@ -22,7 +22,8 @@ const cursorVersion = 1
 // than cold-starting over it.
 var ErrCorruptCursor = errors.New("corrupt cursor")
 
-// Cursor is one shard's persisted replay position, per design 000 § Cursor.
+// Cursor is one shard's persisted replay position
+// (docs/design/daily-run.md#cursor).
 type Cursor struct {
 	TsNs int64 // Unix nanoseconds of the last meta-log event whose matches all completed
 	// RuleSetHash and PromotedHash are the hashes the store's own lifecycle

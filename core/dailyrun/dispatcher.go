@@ -7,13 +7,14 @@ import (
 	"sort"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
 // RetryPolicy retries transport errors only; server-side outcomes are never
-// retried in-run (design 000 § Delete failure handling).
+// retried in-run (docs/design/daily-run.md#retries).
 type RetryPolicy struct {
 	Attempts int           // total attempts; 0 means 3
 	Base     time.Duration // first backoff; 0 means 200ms, doubling per attempt
@@ -23,9 +24,14 @@ type RetryPolicy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// Backoff returns the wait before attempt n+1 after n failed attempts
-// (n >= 1): Base × 2^(n-1), capped at Max.
-func (r RetryPolicy) Backoff(n int) time.Duration {
+// backOff is the policy as cenkalti/backoff's exponential back-off without
+// jitter, for Attempts-1 retries while ctx lasts.
+func (r RetryPolicy) backOff(ctx context.Context) backoff.BackOff {
+	return backoff.WithContext(backoff.WithMaxRetries(r.exponential(), uint64(r.attempts()-1)), ctx)
+}
+
+// exponential is Base, doubling, capped at Max, without end.
+func (r RetryPolicy) exponential() *backoff.ExponentialBackOff {
 	base, max := r.Base, r.Max
 	if base <= 0 {
 		base = 200 * time.Millisecond
@@ -33,11 +39,20 @@ func (r RetryPolicy) Backoff(n int) time.Duration {
 	if max <= 0 {
 		max = 5 * time.Second
 	}
-	d := base
-	for i := 1; i < n && d < max; i++ {
-		d *= 2
+	return backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(base), backoff.WithMultiplier(2), backoff.WithMaxInterval(max),
+		backoff.WithRandomizationFactor(0), backoff.WithMaxElapsedTime(0))
+}
+
+// Backoff returns the wait before attempt n+1 after n failed attempts
+// (n >= 1): Base × 2^(n-1), capped at Max.
+func (r RetryPolicy) Backoff(n int) time.Duration {
+	b := r.exponential()
+	d := b.NextBackOff()
+	for i := 1; i < n; i++ {
+		d = b.NextBackOff()
 	}
-	return min(d, max)
+	return d
 }
 
 func (r RetryPolicy) attempts() int {
@@ -47,34 +62,38 @@ func (r RetryPolicy) attempts() int {
 	return r.Attempts
 }
 
-func (r RetryPolicy) sleep(ctx context.Context, d time.Duration) error {
-	if r.Sleep != nil {
-		return r.Sleep(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// sleepTimer is the backoff.Timer that waits with RetryPolicy.Sleep, the
+// injected clock tests use to record back-offs instead of sleeping.
+type sleepTimer struct {
+	ctx   context.Context
+	sleep func(ctx context.Context, d time.Duration) error
+	c     chan time.Time
 }
 
-// withRetry calls fn until it succeeds, the attempts run out, or ctx ends.
+func (t *sleepTimer) Start(d time.Duration) {
+	if t.sleep(t.ctx, d) == nil {
+		t.c <- time.Time{}
+	} // else ctx ended: the retry loop returns ctx.Err()
+}
+func (t *sleepTimer) Stop()               {}
+func (t *sleepTimer) C() <-chan time.Time { return t.c }
+
+// withRetry calls fn until it succeeds, the attempts run out, or ctx ends
+// (cenkalti/backoff's retry loop). A *filer.KeyError is a key the store
+// cannot read exactly and a cancellation ends the pass: neither is retried.
 func (p *pass) withRetry(ctx context.Context, fn func() error) error {
 	rp := p.cfg.Retry
-	var err error
-	for n := 1; ; n++ {
-		// A *filer.KeyError is a key the store cannot read exactly: asking
-		// again gives the same answer.
-		if err = fn(); err == nil || ctx.Err() != nil || isCancel(err) || filer.AsKeyError(err) != nil || n >= rp.attempts() {
-			break
-		}
-		if serr := rp.sleep(ctx, rp.Backoff(n)); serr != nil {
-			return serr
-		}
+	var timer backoff.Timer // nil: the library's time.Timer
+	if rp.Sleep != nil {
+		timer = &sleepTimer{ctx: ctx, sleep: rp.Sleep, c: make(chan time.Time, 1)}
 	}
+	err := backoff.RetryNotifyWithTimer(func() error {
+		err := fn()
+		if err != nil && (ctx.Err() != nil || isCancel(err) || filer.AsKeyError(err) != nil) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}, rp.backOff(ctx), nil, timer)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -95,7 +114,7 @@ type versionTarget struct {
 
 // errDispatch is a dispatch that did not complete: it halts the shard.
 type errDispatch struct {
-	outcome string
+	outcome filer.Outcome
 	target  string
 	err     error
 }
@@ -113,7 +132,7 @@ func (e *errDispatch) Unwrap() error { return e.err }
 // the dispatch did not complete (RETRY_LATER, BLOCKED, STUCK, transport
 // error after retries, or cancellation). act is the compiled action (rule
 // and kind) that made m.
-func (p *pass) handle(ctx context.Context, s *shardRun, source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (pending bool, err error) {
+func (p *pass) handle(ctx context.Context, s *shardRun, source Source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (pending bool, err error) {
 	job, pending := p.prepare(s, source, bucket, up, vt, m, act)
 	if job == nil {
 		return pending, nil
@@ -133,7 +152,7 @@ type dispatchJob struct {
 // dispatched yet this pass, returns the job that dispatches it; pending is
 // true for a match not yet due. It runs on the deciding goroutine, in the
 // shard's order.
-func (p *pass) prepare(s *shardRun, source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (job *dispatchJob, pending bool) {
+func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (job *dispatchJob, pending bool) {
 	var size int64
 	if vt != nil {
 		size = vt.obj.Versions[vt.idx].Size
@@ -214,7 +233,7 @@ func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) erro
 		if isCancel(err) {
 			return err
 		}
-		a.Outcome, a.Err = OutcomeError, err.Error()
+		a.Outcome, a.Err = OutcomeError, err
 		p.record(s, a)
 		return &errDispatch{outcome: OutcomeError, target: target, err: err}
 	}
@@ -223,15 +242,15 @@ func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) erro
 			if isCancel(err) {
 				return err
 			}
-			a.Outcome, a.Err = OutcomeError, err.Error()
+			a.Outcome, a.Err = OutcomeError, err
 			p.record(s, a)
 			return &errDispatch{outcome: OutcomeError, target: target, err: err}
 		}
 	}
-	a.Outcome = string(out)
+	a.Outcome = out
 	p.record(s, a)
 	if !out.Completes() {
-		return &errDispatch{outcome: string(out), target: target}
+		return &errDispatch{outcome: out, target: target}
 	}
 	p.markDispatched(job.seenKey)
 	return nil
@@ -305,7 +324,7 @@ func (p *pass) record(s *shardRun, a Action) {
 	s.mu.Lock()
 	s.res.Outcomes[a.Outcome]++
 	s.res.OutcomeBytes[a.Outcome] += a.Size
-	freed := a.Outcome == string(filer.OutcomeDone) || a.Outcome == OutcomeDryRun
+	freed := a.Outcome == filer.OutcomeDone || a.Outcome == OutcomeDryRun
 	if freed {
 		s.res.BytesFreed += a.BytesFreed
 	}
@@ -316,7 +335,7 @@ func (p *pass) record(s *shardRun, a Action) {
 	bk := bucketKind{a.Bucket, a.RuleID, a.Kind}
 	c := p.counts[bk]
 	if c == nil {
-		c = &BucketKindCounts{Bucket: a.Bucket, RuleID: a.RuleID, Kind: a.Kind, Outcomes: map[string]int64{}, Bytes: map[string]int64{}}
+		c = &BucketKindCounts{Bucket: a.Bucket, RuleID: a.RuleID, Kind: a.Kind, Outcomes: map[filer.Outcome]int64{}, Bytes: map[filer.Outcome]int64{}}
 		p.counts[bk] = c
 	}
 	c.Outcomes[a.Outcome]++

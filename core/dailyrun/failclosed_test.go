@@ -62,14 +62,14 @@ func TestUnreadableKeyHaltsOnlyItsShard(t *testing.T) {
 		between func(st *fakeStore)
 		// twoPass: a clean first pass, then the key turns unreadable.
 		twoPass  bool
-		wantWalk string
+		wantWalk WalkKind
 	}{
 		{
 			name:     "recovery walk",
 			rules:    []lifecycle.Rule{expireE},
 			other:    expireDays("o", 1),
 			setup:    func(st *fakeStore) { st.put("ver", bad, "v1", now1.Add(-10*day), 1) },
-			wantWalk: walkRecovery,
+			wantWalk: WalkRecovery,
 		},
 		{
 			name:  "steady-state walk, ExpiredObjectDeleteMarker",
@@ -80,7 +80,7 @@ func TestUnreadableKeyHaltsOnlyItsShard(t *testing.T) {
 				st.putMarker("ver", "m/gone", "d1", now1.Add(-10*day))
 			},
 			twoPass:  true,
-			wantWalk: walkSteadyState,
+			wantWalk: WalkSteadyState,
 		},
 		{
 			name:  "steady-state walk, NewerNoncurrentVersions",
@@ -91,7 +91,7 @@ func TestUnreadableKeyHaltsOnlyItsShard(t *testing.T) {
 				st.put("ver", "n/k", "v1", now1.Add(-10*day), 1)
 			},
 			twoPass:  true,
-			wantWalk: walkSteadyState,
+			wantWalk: WalkSteadyState,
 		},
 		{
 			name:     "empty-replay walk",
@@ -100,7 +100,7 @@ func TestUnreadableKeyHaltsOnlyItsShard(t *testing.T) {
 			setup:    func(st *fakeStore) {},
 			between:  func(st *fakeStore) { st.putMarker("ver", bad, "d1", now1.Add(time.Hour)) },
 			twoPass:  true,
-			wantWalk: walkEmptyReplay,
+			wantWalk: WalkEmptyReplay,
 		},
 		{
 			name:    "replay",
@@ -151,7 +151,7 @@ func TestUnreadableKeyHaltsOnlyItsShard(t *testing.T) {
 					t.Errorf("shard %d status %s (%s), want %s", s.Shard, s.Status, s.Err, want)
 				}
 			}
-			if s := shardOf(res, badShard); !strings.Contains(s.Err, errUnreadable.Error()) || !strings.Contains(s.Err, bad) {
+			if s := shardOf(res, badShard); !strings.Contains(fmt.Sprint(s.Err), errUnreadable.Error()) || !strings.Contains(fmt.Sprint(s.Err), bad) {
 				t.Errorf("halted shard's error %q does not name the key and the cause", s.Err)
 			}
 			if tc.wantWalk != "" && shardOf(res, badShard).Walk != tc.wantWalk {
@@ -232,7 +232,7 @@ func TestBucketListingFailureStaysInBucket(t *testing.T) {
 		t.Errorf("remaining = %v, want %v", got, want)
 	}
 	for _, s := range res.Shards {
-		if s.Status != StatusHalted || s.CursorSaved || !strings.Contains(s.Err, "a-broken") {
+		if s.Status != StatusHalted || s.CursorSaved || !strings.Contains(fmt.Sprint(s.Err), "a-broken") {
 			t.Errorf("shard %d: status %s saved %v err %q; want halted, no cursor, naming the bucket", s.Shard, s.Status, s.CursorSaved, s.Err)
 		}
 	}
@@ -361,7 +361,7 @@ func TestDeleteRechecksWholeRule(t *testing.T) {
 				t.Fatalf("%s was deleted although the rule no longer applied; remaining %v", tc.target, st.remaining())
 			}
 			for _, a := range res.Actions {
-				if a.Outcome != string(filer.OutcomeNoopResolved) {
+				if a.Outcome != filer.OutcomeNoopResolved {
 					t.Errorf("action %+v: outcome %s, want NOOP_RESOLVED", a, a.Outcome)
 				}
 			}
@@ -397,7 +397,7 @@ func TestNoopOnUnchangedTargetIsStuck(t *testing.T) {
 				return filer.OutcomeNoopResolved, nil, true // a 412 on a mismatched ETag
 			}
 			res := runPass(t, context.Background(), st, snapshotOf("b", filer.VersioningOff, expireDays("r", 1)), now, nil)
-			if len(res.Actions) != 1 || res.Actions[0].Outcome != string(tc.want) {
+			if len(res.Actions) != 1 || res.Actions[0].Outcome != tc.want {
 				t.Fatalf("actions = %+v, want one %s", res.Actions, tc.want)
 			}
 			shard := shardOf(res, lifecycle.ShardID("b", "mpu"))

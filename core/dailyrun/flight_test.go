@@ -108,7 +108,7 @@ func TestInFlightKeepsPerKeyOrder(t *testing.T) {
 	if got := fmt.Sprint(os.order[gateKey]); got != "[v3 v2 v1]" {
 		t.Errorf("deletes of %s in order %s, want [v3 v2 v1]", gateKey, got)
 	}
-	if n := res.Shards[0].Outcomes[string(filer.OutcomeDone)] + res.Shards[0].Outcomes[string(filer.OutcomeNoopResolved)]; n != 3+int64(others) {
+	if n := res.Shards[0].Outcomes[filer.OutcomeDone] + res.Shards[0].Outcomes[filer.OutcomeNoopResolved]; n != 3+int64(others) {
 		t.Errorf("outcomes %v, want %d in all", res.Shards[0].Outcomes, 3+others)
 	}
 }

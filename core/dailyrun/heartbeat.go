@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// Heartbeat is the one log line per pass, with design 000 § Observability's
-// tokens: status, shards, errors and duration are stable for grep;
+// Heartbeat is the one log line per pass, with the tokens of
+// docs/design/daily-run.md#observability: status, shards, errors and duration are stable for grep;
 // cursor_lag_max and walked_max_age are "cold" when no shard has a replay
 // cursor or a walk yet.
 //

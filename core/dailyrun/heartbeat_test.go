@@ -1,6 +1,7 @@
 package dailyrun
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -35,7 +36,7 @@ func TestHeartbeat(t *testing.T) {
 	if got, want := cold.Heartbeat(), "daily_run: status=halted shards=2 errors=2 duration=0s cursor_lag_max=cold walked_max_age=cold"; got != want {
 		t.Errorf("heartbeat\n got %s\nwant %s", got, want)
 	}
-	if (&Result{SubscribeErr: "boom", Shards: []ShardResult{{Status: StatusOK}}}).Status() != StatusError {
+	if (&Result{SubscribeErr: errors.New("boom"), Shards: []ShardResult{{Status: StatusOK}}}).Status() != StatusError {
 		t.Error("a failed subscription must not report ok")
 	}
 }

@@ -44,7 +44,7 @@ func TestExpirationDaysRemovesExpiredMarker(t *testing.T) {
 		markers    lifecycle.ExpiredMarkerDays
 		warm       bool // a pass before the markers saved cursors, so this one replays
 		want       []string
-		source     string
+		source     Source
 	}{
 		{"enabled, cold walk", filer.VersioningEnabled, lifecycle.ExpiredMarkersAWS, false, []string{"b/young@dm-young"}, "walker"},
 		{"enabled, replay", filer.VersioningEnabled, lifecycle.ExpiredMarkersAWS, true, []string{"b/young@dm-young"}, "replay"},
@@ -83,7 +83,7 @@ func TestExpirationDaysRemovesExpiredMarker(t *testing.T) {
 			}
 			a := res.Actions[0]
 			want := Action{Shard: lifecycle.ShardID("b", "old"), Source: tc.source, Bucket: "b", Key: "old", VersionID: id("dm-old"),
-				Kind: lifecycle.ExpiredDeleteMarker, RuleID: "exp5", Due: ts("2026-06-07T00:00:00Z"), Outcome: string(filer.OutcomeDone)}
+				Kind: lifecycle.ExpiredDeleteMarker, RuleID: "exp5", Due: ts("2026-06-07T00:00:00Z"), Outcome: filer.OutcomeDone}
 			if diff := cmp.Diff(want, a); diff != "" {
 				t.Errorf("action (-want +got):\n%s", diff)
 			}
@@ -172,7 +172,7 @@ func TestSteadyWalkRemovesExpiredMarker(t *testing.T) {
 				t.Fatalf("remaining %v", got)
 			}
 			s := shardOf(res, lifecycle.ShardID("b", "old"))
-			if s.Walk != walkSteadyState || s.Recovery != "" || len(res.Actions) != 1 || res.Actions[0].Source != "walker" || res.Actions[0].Kind != lifecycle.ExpiredDeleteMarker {
+			if s.Walk != WalkSteadyState || s.Recovery != "" || len(res.Actions) != 1 || res.Actions[0].Source != "walker" || res.Actions[0].Kind != lifecycle.ExpiredDeleteMarker {
 				t.Fatalf("walk %q recovery %q actions %+v", s.Walk, s.Recovery, res.Actions)
 			}
 		})
@@ -193,7 +193,7 @@ func TestExpiredMarkerRecheck(t *testing.T) {
 	}
 	snap := markerSnapshot("b", filer.VersioningEnabled, lifecycle.ExpiredMarkersAWS, lifecycle.Rule{ID: "exp5", Enabled: true, ExpirationDays: 5})
 	res := runPass(t, context.Background(), st, snap, ts("2026-06-15T12:00:00Z"), nil)
-	if len(res.Actions) != 1 || res.Actions[0].Outcome != string(filer.OutcomeNoopResolved) {
+	if len(res.Actions) != 1 || res.Actions[0].Outcome != filer.OutcomeNoopResolved {
 		t.Fatalf("actions %+v, want one NOOP_RESOLVED", res.Actions)
 	}
 	if !contains(st.remaining(), "b/k@dm") {

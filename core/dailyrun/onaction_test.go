@@ -56,15 +56,15 @@ func TestRunOnActionStreamsEveryAction(t *testing.T) {
 	if diff := cmp.Diff(res.Actions, sorted); diff != "" {
 		t.Fatalf("stream differs from Result.Actions (-result +stream):\n%s", diff)
 	}
-	outcomes := map[string]int{}
+	outcomes := map[filer.Outcome]int{}
 	for _, a := range streamed {
 		outcomes[a.Outcome]++
-		if a.Outcome == string(filer.OutcomeRetryLater) && a.Key != halt {
+		if a.Outcome == filer.OutcomeRetryLater && a.Key != halt {
 			t.Errorf("RETRY_LATER streamed for %s", a.Key)
 		}
 	}
 	haltShard := lifecycle.ShardID("logs", halt)
-	if outcomes[string(filer.OutcomeRetryLater)] != 1 || outcomes[string(filer.OutcomeDone)] != len(res.Actions)-1 {
+	if outcomes[filer.OutcomeRetryLater] != 1 || outcomes[filer.OutcomeDone] != len(res.Actions)-1 {
 		t.Errorf("outcomes %v (shard %d halted)", outcomes, haltShard)
 	}
 }
@@ -75,7 +75,7 @@ func TestRunOnActionNil(t *testing.T) {
 	st.addBucket("logs", filer.VersioningOff)
 	st.put("logs", "a.log", "v1", ts("2026-11-01T10:00:00Z"), 10)
 	res := runPass(t, context.Background(), st, snapshotOf("logs", filer.VersioningOff, expireDays("r1", 1)), ts("2026-11-30T00:00:00Z"), nil)
-	if len(res.Actions) != 1 || res.Actions[0].Outcome != string(filer.OutcomeDone) {
+	if len(res.Actions) != 1 || res.Actions[0].Outcome != filer.OutcomeDone {
 		t.Fatalf("actions %+v", res.Actions)
 	}
 }

@@ -53,7 +53,7 @@ func (p *Progress) addAction(a *Action) {
 		return
 	}
 	p.Dispatched.Add(1)
-	if a.Outcome == string(filer.OutcomeDone) {
+	if a.Outcome == filer.OutcomeDone {
 		p.Done.Add(1)
 	}
 }

@@ -127,6 +127,6 @@ func TestProgressNilIsSafe(t *testing.T) {
 	var p *Progress
 	p.addEvent()
 	p.addWalked(3)
-	p.addAction(&Action{Outcome: string(filer.OutcomeDone)})
+	p.addAction(&Action{Outcome: filer.OutcomeDone})
 	p.addLimiterWait(time.Second)
 }

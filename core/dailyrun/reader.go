@@ -9,8 +9,8 @@ import (
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
-// shardChanSize is the per-shard channel buffer (design 000 § Subscription
-// model).
+// shardChanSize is the per-shard channel buffer
+// (docs/design/daily-run.md#subscription).
 const shardChanSize = 256
 
 // errPastBoundary stops the subscription on the first event past runNow, the

@@ -16,7 +16,7 @@ const replayWindow = 16
 // drain replays the shard's events after startTsNs through the replay view
 // and returns the cursor to save: the last event whose matches all
 // completed, frozen before the first event with a match not yet due so
-// pending matches stay in scope across passes (design 000 § Cursor). When
+// pending matches stay in scope across passes (docs/design/daily-run.md#cursor). When
 // the stream delivered everything up to runNow and nothing is pending, the
 // cursor moves to runNow. A non-nil error halted the shard.
 func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, startTsNs int64) (int64, error) {
@@ -140,8 +140,8 @@ type decidedEvent struct {
 	t        *ticket
 }
 
-// triggers lists the replay kinds each event type can trigger (design 000
-// § Action kinds): ExpirationDays on a latest-version PUT (a delete
+// triggers lists the replay kinds each event type can trigger
+// (docs/design/daily-run.md#replay): ExpirationDays on a latest-version PUT (a delete
 // marker's too: a lone one is an expired object delete marker),
 // NoncurrentDays on a demotion, AbortMPU on an upload's initiation. A
 // removal triggers ExpirationDays on the key's lone delete marker only: the
@@ -267,7 +267,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 		if !found {
 			return nil, false, nil
 		}
-		job, pending = p.prepare(s, "replay", st.ev.Bucket, &up, nil, best, act)
+		job, pending = p.prepare(s, SourceReplay, st.ev.Bucket, &up, nil, best, act)
 		return job, pending, nil
 	}
 	l := st.look
@@ -296,7 +296,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 	if !found {
 		return nil, false, nil
 	}
-	job, pending = p.prepare(s, "replay", st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
+	job, pending = p.prepare(s, SourceReplay, st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
 	if job == nil && !pending {
 		p.forgetLookup(lookupKey(st.ev.Bucket, st.ev.Key), l)
 	}

@@ -1,7 +1,7 @@
 // Package dailyrun is the daily lifecycle pass: one meta-log subscription
 // fanned out to per-shard processors, recovery and steady-state walker
 // fires, identity-checked dispatch under a shared rate limiter, and
-// per-shard cursors, exactly as design 000 § Algorithm.
+// per-shard cursors, as docs/design/daily-run.md describes.
 package dailyrun
 
 import (
@@ -37,7 +37,9 @@ type Config struct {
 	Shards []int
 	// MetaLogRetention is how far back the meta-log reaches; 0 means
 	// unbounded, so the retention window is MaxEffectiveTTL and nothing is
-	// promoted to the walker (design 000 § Cursor hashes).
+	// promoted to the walker (docs/design/daily-run.md#cursor-hashes). On a
+	// store without a meta-log (filer.MetaLogless) Run uses
+	// WalkerOnlyRetention instead, whatever this says.
 	MetaLogRetention time.Duration
 	// WalkerInterval is the minimum time between steady-state walker fires
 	// per shard; 0 fires every pass.
@@ -88,13 +90,25 @@ type Config struct {
 	RejectedBuckets int
 }
 
-// Shard statuses.
+// ShardStatus is how a shard's part of a pass ended
+// (docs/design/daily-run.md#head-of-line-blocking). Its String is the
+// spelling in `ilmctl run -o json` and the heartbeat's status=.
+type ShardStatus string
+
+// Shard statuses, from best to worst.
 const (
-	StatusOK        = "ok"
-	StatusHalted    = "halted"    // a dispatch ended RETRY_LATER, BLOCKED or in a transport error
-	StatusCancelled = "cancelled" // -runtime or a signal ended the pass first
-	StatusError     = "error"     // the shard could not run (corrupt cursor, listing error)
+	StatusOK        ShardStatus = "ok"
+	StatusCancelled ShardStatus = "cancelled" // -runtime or a signal ended the pass first
+	StatusHalted    ShardStatus = "halted"    // a dispatch ended RETRY_LATER, BLOCKED, STUCK or in a transport error; a key or bucket could not be read
+	StatusError     ShardStatus = "error"     // the shard could not run or save its cursor (corrupt cursor, failed save)
 )
+
+func (s ShardStatus) String() string { return string(s) }
+
+// worse reports whether s is a worse ending than t.
+func (s ShardStatus) worse(t ShardStatus) bool { return statusRank[s] > statusRank[t] }
+
+var statusRank = map[ShardStatus]int{StatusOK: 0, StatusCancelled: 1, StatusHalted: 2, StatusError: 3}
 
 // Result is what one pass did.
 type Result struct {
@@ -112,7 +126,7 @@ type Result struct {
 	// sorted by bucket and key.
 	Notices []Notice
 	// SubscribeErr is the meta-log subscription's error, if any.
-	SubscribeErr string
+	SubscribeErr error
 	// RejectedBuckets is Config.RejectedBuckets.
 	RejectedBuckets int
 }
@@ -120,20 +134,20 @@ type Result struct {
 // ShardResult is one shard's pass.
 type ShardResult struct {
 	Shard         int
-	Status        string
-	Err           string
-	Recovery      string // "", cold_start, rule_edit, partition_flip
-	Walk          string // "", recovery, steady_state, empty_replay
+	Status        ShardStatus
+	Err           error // why the shard did not end ok; nil when it did
+	Recovery      RecoveryReason
+	Walk          WalkKind
 	EventsScanned int64
 	Matches       int64 // matches found, due or not
 	Pending       int64 // matches not yet due
-	Outcomes      map[string]int64
+	Outcomes      map[filer.Outcome]int64
 	// MatchBytes, PendingBytes and OutcomeBytes are the bytes (the target
 	// versions' sizes; uploads count 0) beside Matches, Pending and each
 	// Outcomes count.
 	MatchBytes   int64
 	PendingBytes int64
-	OutcomeBytes map[string]int64
+	OutcomeBytes map[filer.Outcome]int64
 	// BytesFreed sums Action.BytesFreed over the shard's DONE actions (a
 	// dry run's DRY_RUN ones): what the pass freed, or would free.
 	BytesFreed int64
@@ -154,16 +168,16 @@ type ShardResult struct {
 // Action is one dispatched (or, in a dry run, would-be dispatched) action.
 type Action struct {
 	Shard     int
-	Source    string // replay or walker
+	Source    Source
 	Bucket    string
 	Key       string
 	VersionID string
 	UploadID  string
 	Kind      lifecycle.ActionKind
 	RuleID    string
-	Due       time.Time // zero: due as soon as found
-	Outcome   string    // a filer.Outcome, DRY_RUN, or ERROR
-	Err       string
+	Due       time.Time     // zero: due as soon as found
+	Outcome   filer.Outcome // the store's, or OutcomeDryRun, or OutcomeError
+	Err       error         // the transport error of an ERROR outcome
 	// Size is the target version's size in bytes (0 for a delete marker
 	// or an upload). BytesFreed is what the delete frees when it is done
 	// (lifecycle.BytesFreed): Size for a permanent delete, 0 when a delete
@@ -177,20 +191,36 @@ type BucketKindCounts struct {
 	Bucket string
 	RuleID string
 	Kind   lifecycle.ActionKind
-	// Outcomes counts the actions by outcome (a filer.Outcome, DRY_RUN or
-	// ERROR), and Bytes sums their targets' sizes beside each count.
-	Outcomes map[string]int64
-	Bytes    map[string]int64
+	// Outcomes counts the actions by outcome (a filer.Outcome,
+	// OutcomeDryRun or OutcomeError), and Bytes sums their targets' sizes
+	// beside each count.
+	Outcomes map[filer.Outcome]int64
+	Bytes    map[filer.Outcome]int64
 	// BytesFreed sums Action.BytesFreed over the DONE (a dry run's
 	// DRY_RUN) actions.
 	BytesFreed int64
 }
 
-// OutcomeDryRun marks actions a dry run would have dispatched.
-const OutcomeDryRun = "DRY_RUN"
+// Outcomes the pass itself gives an action, beside the store's.
+const (
+	// OutcomeDryRun marks actions a dry run would have dispatched.
+	OutcomeDryRun filer.Outcome = "DRY_RUN"
+	// OutcomeError marks a dispatch that failed in transport after all
+	// retries.
+	OutcomeError filer.Outcome = "ERROR"
+)
 
-// OutcomeError marks a dispatch that failed in transport after all retries.
-const OutcomeError = "ERROR"
+// Source is the path that found an action; its String is the spelling in
+// `ilmctl run -o jsonl` (`source`).
+type Source string
+
+// Action sources.
+const (
+	SourceReplay Source = "replay" // meta-log replay (docs/design/daily-run.md#replay)
+	SourceWalker Source = "walker" // a walk (docs/design/daily-run.md#walker)
+)
+
+func (s Source) String() string { return string(s) }
 
 // Run executes one pass. It returns an error only for bad configuration;
 // shard failures are in the Result, whose Status says how the pass ended.
@@ -202,6 +232,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.MetaLogRetention = EffectiveRetention(cfg.Store, cfg.MetaLogRetention)
 	started := cfg.Clock()
 	p := newPass(cfg)
 	res := &Result{RunNow: cfg.RunNow, DryRun: cfg.DryRun, RejectedBuckets: cfg.RejectedBuckets}
@@ -232,7 +263,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	if err := <-subDone; err != nil && !errors.Is(err, context.Canceled) {
-		res.SubscribeErr = err.Error()
+		res.SubscribeErr = err
 	}
 	for _, s := range states {
 		res.Shards = append(res.Shards, s.res)
@@ -244,6 +275,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	sort.SliceStable(res.Actions, func(i, j int) bool { return res.Actions[i].Shard < res.Actions[j].Shard })
 	res.Duration = cfg.Clock().Sub(started)
 	return res, nil
+}
+
+// WalkerOnlyRetention is the meta-log retention a pass runs with on a store
+// that keeps no meta-log (filer.MetaLogless, e.g. s3://): shorter than any
+// rule's TTL, so every replay-eligible rule is promoted to the walker, and
+// the cursor's promoted hash records that
+// (docs/design/daily-run.md#engine-views).
+const WalkerOnlyRetention = time.Nanosecond
+
+// EffectiveRetention is the meta-log retention a pass over st runs with:
+// WalkerOnlyRetention when st has no meta-log, retention otherwise.
+func EffectiveRetention(st filer.Store, retention time.Duration) time.Duration {
+	if !filer.HasMetaLog(st) {
+		return WalkerOnlyRetention
+	}
+	return retention
 }
 
 // normalizeShards validates and sorts a shard set; nil means all shards.
@@ -275,15 +322,14 @@ func normalizeShards(in []int) ([]int, error) {
 
 // Status is the pass status for the heartbeat: ok when every shard ended
 // ok and the subscription succeeded, else the worst shard status.
-func (r *Result) Status() string {
+func (r *Result) Status() ShardStatus {
 	status := StatusOK
-	rank := map[string]int{StatusOK: 0, StatusCancelled: 1, StatusHalted: 2, StatusError: 3}
 	for _, s := range r.Shards {
-		if rank[s.Status] > rank[status] {
+		if s.Status.worse(status) {
 			status = s.Status
 		}
 	}
-	if r.SubscribeErr != "" && rank[status] < rank[StatusError] {
+	if r.SubscribeErr != nil {
 		status = StatusError
 	}
 	return status

@@ -136,7 +136,7 @@ func TestRunHeadOfLineBlocking(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		script    func(filer.DeleteRequest, int) (filer.Outcome, error, bool)
-		status    string
+		status    ShardStatus
 		remaining int
 		backoffs  int
 	}{
@@ -269,7 +269,7 @@ func TestRunWalkerInterval(t *testing.T) {
 	now := ts("2026-11-30T00:00:00Z")
 	for _, tc := range []struct {
 		at   time.Duration
-		walk string
+		walk WalkKind
 	}{
 		{0, "empty_replay"},
 		{30 * time.Minute, ""},
@@ -329,7 +329,7 @@ func TestRunDryRun(t *testing.T) {
 	}
 	var got []string
 	for _, a := range res.Actions {
-		got = append(got, a.Outcome+":"+string(a.Kind)+":"+a.Key)
+		got = append(got, a.Outcome.String()+":"+string(a.Kind)+":"+a.Key)
 	}
 	want := []string{"DRY_RUN:ExpirationDays:a.log", "DRY_RUN:AbortMPU:big.bin"}
 	if !cmp.Equal(sortStrings(got), sortStrings(want)) {
@@ -343,7 +343,7 @@ func TestRunCorruptCursorFailsClosed(t *testing.T) {
 	st.put("logs", "a.log", "v1", ts("2026-11-01T00:00:00Z"), 10)
 	st.files[CursorPath(lifecycle.ShardID("logs", "a.log"))] = []byte(`{"version":1}`)
 	res := runPass(t, context.Background(), st, snapshotOf("logs", filer.VersioningOff, expireDays("r", 1)), ts("2026-11-30T00:00:00Z"), nil)
-	if s := shardOf(res, lifecycle.ShardID("logs", "a.log")); s.Status != StatusError || !strings.Contains(s.Err, "corrupt cursor") {
+	if s := shardOf(res, lifecycle.ShardID("logs", "a.log")); s.Status != StatusError || !strings.Contains(fmt.Sprint(s.Err), "corrupt cursor") {
 		t.Fatalf("shard = %+v", s)
 	}
 	if len(st.remaining()) != 1 || res.Errors() != 1 {
@@ -492,6 +492,41 @@ func TestColdStartReplaySkipsKeysTheWalkSettled(t *testing.T) {
 	}
 	if s := shardOf(res, lifecycle.ShardID("logs", "app/pending")); s.Pending != 1 || s.Cursor.TsNs >= ts("2026-11-29T00:00:00Z").UnixNano() {
 		t.Fatalf("pending shard: pending %d cursor %v", s.Pending, time.Unix(0, s.Cursor.TsNs).UTC())
+	}
+}
+
+// metaLogless is a fake store without a meta-log, as s3:// is.
+type metaLogless struct{ *fakeStore }
+
+func (metaLogless) NoMetaLog() bool { return true }
+
+// On a store without a meta-log the pass itself walks every rule: the
+// replay kinds are found by the walker (the subscription delivers
+// nothing), and
+// the cursor's promoted hash records the promotion, whatever retention
+// the caller asked for.
+func TestRunWithoutMetaLogWalksEveryRule(t *testing.T) {
+	st := newFakeStore()
+	st.addBucket("logs", filer.VersioningOff)
+	st.put("logs", "old.log", "v1", ts("2026-10-01T10:00:00Z"), 10)
+	snap := snapshotOf("logs", filer.VersioningOff, expireDays("r", 30))
+	now := ts("2026-11-30T12:00:00Z")
+	ns := &noSleep{}
+	res, err := Run(context.Background(), Config{Store: metaLogless{st}, Snapshot: snap, RunNow: now,
+		Clock: func() time.Time { return now }, Retry: RetryPolicy{Sleep: ns.sleep}, PageSize: 2,
+		MetaLogRetention: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Actions) != 1 || res.Actions[0].Source != "walker" || len(st.remaining()) != 0 {
+		t.Fatalf("actions %+v remaining %v, want the expired object deleted by a walk", res.Actions, st.remaining())
+	}
+	s := shardOf(res, lifecycle.ShardID("logs", "old.log"))
+	if want := engine.PromotedHash(snap, WalkerOnlyRetention); s.Cursor.PromotedHash != want || want == ([32]byte{}) {
+		t.Errorf("cursor promoted hash %x, want %x (every replay rule promoted)", s.Cursor.PromotedHash, want)
+	}
+	if EffectiveRetention(st, 7*day) != 7*day || EffectiveRetention(metaLogless{st}, 7*day) != WalkerOnlyRetention {
+		t.Error("EffectiveRetention: a store with a meta-log keeps the retention asked for; one without gets WalkerOnlyRetention")
 	}
 }
 

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/engine"
+	"github.com/ilmctl/ilmctl/core/filer"
 )
 
 // cursorSaveTimeout bounds a cursor save. The save uses a fresh context
 // because -runtime or Ctrl-C has usually cancelled the pass's own; saving
 // with it would drop the cursor and the next pass would replay from the
-// same floor again (design 000 § Cursor).
+// same floor again (docs/design/daily-run.md#cursor).
 const cursorSaveTimeout = 5 * time.Second
 
 // pass is the state shared by every shard of one Run.
@@ -103,7 +104,7 @@ type shardRun struct {
 	// goroutine.
 	mu       sync.Mutex
 	res      ShardResult
-	walkPlan string // walkRecovery, walkSteadyState, walkEmptyReplay or ""
+	walkPlan WalkKind // "" when the shard does not walk this pass
 	walk     *walkGroup
 	// coldKeys, on a cold start, holds the keys where the recovery walk
 	// found a replay match not yet due; nil when not tracked (see
@@ -136,7 +137,7 @@ func (p *pass) mustRecover(s *shardRun) bool {
 func (p *pass) floorNs() int64 { return p.runNowNs - int64(p.maxTTL) }
 
 func (p *pass) prepareShard(ctx context.Context, id int) *shardRun {
-	s := &shardRun{id: id, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[string]int64{}, OutcomeBytes: map[string]int64{}}}
+	s := &shardRun{id: id, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[filer.Outcome]int64{}, OutcomeBytes: map[filer.Outcome]int64{}}}
 	s.persisted, s.found, s.loadErr = LoadCursor(ctx, p.cfg.Store, id)
 	s.res.Cursor = s.persisted
 	p.byID[id] = s
@@ -164,25 +165,26 @@ func (p *pass) globalStart(states []*shardRun) (int64, bool) {
 	return start, ok
 }
 
-// walkerDue per design 000 § Algorithm: fire when the interval is 0, when
+// walkerDue (docs/design/daily-run.md#walker): fire when the interval is 0, when
 // no walk happened yet, or when the interval has elapsed.
 func walkerDue(lastWalkedNs int64, runNow time.Time, interval time.Duration) bool {
 	return interval == 0 || lastWalkedNs == 0 || runNow.Sub(time.Unix(0, lastWalkedNs)) >= interval
 }
 
-// runShard is design 000's runShard. Its walks were planned and started
+// runShard is one shard's part of the pass
+// (docs/design/daily-run.md#shape-of-a-pass). Its walks were planned and started
 // by startWalks (shared per view); runShard waits for its part.
 func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	res := &s.res
 	if s.loadErr != nil {
-		res.Status, res.Err = StatusError, s.loadErr.Error()
+		res.Status, res.Err = StatusError, s.loadErr
 		return
 	}
 	lastWalked := s.persisted.LastWalkedNs
 
 	if p.rsh == ([32]byte{}) { // pure walker: no replay-eligible rule
-		if s.walkPlan == walkEmptyReplay {
-			res.Walk = walkEmptyReplay
+		if s.walkPlan == WalkEmptyReplay {
+			res.Walk = WalkEmptyReplay
 			if err := s.awaitWalk(); err != nil {
 				p.halt(s, err)
 				return
@@ -194,9 +196,9 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	}
 
 	switch s.walkPlan {
-	case walkRecovery:
+	case WalkRecovery:
 		res.Recovery = p.recoveryReason(s)
-		res.Walk = walkRecovery
+		res.Walk = WalkRecovery
 		if err := s.awaitWalk(); err != nil {
 			// No cursor save: the next pass repeats the recovery walk.
 			p.halt(s, err)
@@ -207,8 +209,8 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 			p.save(s, p.stamp.cursor(p.floorNs(), lastWalked))
 			return
 		}
-	case walkSteadyState:
-		res.Walk = walkSteadyState
+	case WalkSteadyState:
+		res.Walk = WalkSteadyState
 		if err := s.awaitWalk(); err != nil {
 			p.halt(s, err)
 			p.save(s, s.persisted)
@@ -228,16 +230,23 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	p.save(s, p.stamp.cursor(lastOK, lastWalked))
 }
 
-// Recovery reasons (ShardResult.Recovery).
+// RecoveryReason is why a shard ran a recovery walk
+// (docs/design/daily-run.md#recovery-triggers); "" when it did not. Its
+// String is the spelling in `ilmctl run -o json` (`recovery`).
+type RecoveryReason string
+
+// Recovery reasons.
 const (
-	recoveryColdStart     = "cold_start"
-	recoveryRuleEdit      = "rule_edit"
-	recoveryPartitionFlip = "partition_flip"
+	RecoveryColdStart     RecoveryReason = "cold_start"
+	RecoveryRuleEdit      RecoveryReason = "rule_edit"
+	RecoveryPartitionFlip RecoveryReason = "partition_flip"
 )
 
-func (p *pass) recoveryReason(s *shardRun) string {
+func (r RecoveryReason) String() string { return string(r) }
+
+func (p *pass) recoveryReason(s *shardRun) RecoveryReason {
 	if !s.found {
-		return recoveryColdStart
+		return RecoveryColdStart
 	}
 	return p.stamp.changed(s.persisted)
 }
@@ -245,7 +254,7 @@ func (p *pass) recoveryReason(s *shardRun) string {
 // halt records why a shard stopped: cancelled when the pass context ended,
 // halted otherwise.
 func (p *pass) halt(s *shardRun, err error) {
-	s.res.Err = err.Error()
+	s.res.Err = err
 	s.res.Status = StatusHalted
 	if isCancel(err) {
 		s.res.Status = StatusCancelled
@@ -262,16 +271,17 @@ func (p *pass) save(s *shardRun, c Cursor) {
 	defer cancel()
 	if err := SaveCursor(ctx, p.cfg.Store, s.id, c); err != nil {
 		s.res.Status = StatusError
-		s.res.Err = joinErr(s.res.Err, err.Error())
+		s.res.Err = joinErr(s.res.Err, err)
 		return
 	}
 	s.res.CursorSaved = true
 	s.res.Cursor = c
 }
 
-func joinErr(a, b string) string {
-	if a == "" {
+// joinErr is a and b in one line, "a; b", both matchable by errors.Is.
+func joinErr(a, b error) error {
+	if a == nil {
 		return b
 	}
-	return fmt.Sprintf("%s; %s", a, b)
+	return fmt.Errorf("%w; %w", a, b)
 }

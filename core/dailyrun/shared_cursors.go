@@ -82,12 +82,12 @@ func (st cursorStamp) cursor(tsNs, lastWalkedNs int64) Cursor {
 }
 
 // changed says why c was not saved under the rules and partition this
-// pass replays with: recoveryRuleEdit, recoveryPartitionFlip, or "" when
+// pass replays with: RecoveryRuleEdit, RecoveryPartitionFlip, or "" when
 // the pass may replay from it. A cursor ilmctl saved is judged by its own
 // hashes, which see every rule, due-rounding and policy change ilmctl's
 // replay depends on; one the shared worker saved by that worker's hashes
 // and whether it covers this pass's replay.
-func (st cursorStamp) changed(c Cursor) string {
+func (st cursorStamp) changed(c Cursor) RecoveryReason {
 	ruleSet, promoted := c.RuleSetHash != st.own.RuleSet, c.PromotedHash != st.own.Promoted
 	switch {
 	case c.Own.Present:
@@ -97,9 +97,9 @@ func (st cursorStamp) changed(c Cursor) string {
 	}
 	switch {
 	case ruleSet:
-		return recoveryRuleEdit
+		return RecoveryRuleEdit
 	case promoted:
-		return recoveryPartitionFlip
+		return RecoveryPartitionFlip
 	}
 	return ""
 }

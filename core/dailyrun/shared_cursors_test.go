@@ -83,7 +83,7 @@ func TestSharedCursorsStampAndTakeOver(t *testing.T) {
 		name       string
 		edit       func(*Cursor)
 		noTakeOver bool
-		want       string
+		want       RecoveryReason
 	}{
 		{"ilmctl's own", func(*Cursor) {}, false, ""},
 		{"ilmctl's own, the worker's hash changed meanwhile", func(c *Cursor) { c.RuleSetHash[0] = 1 }, false, ""},

@@ -25,10 +25,10 @@ type ShardPlan struct {
 	Err error
 	// Walk is the walk the pass fires for the shard: "recovery",
 	// "steady_state", "empty_replay", or "" for none.
-	Walk string
+	Walk WalkKind
 	// Recovery is why a recovery walk fires: cold_start, rule_edit,
 	// partition_flip; "" otherwise.
-	Recovery string
+	Recovery RecoveryReason
 	// Replays says whether the shard replays the meta-log this pass, and
 	// ReplayFromNs from where (Unix ns, exclusive): its cursor, or on a
 	// cold start the floor runNow minus the longest replay rule.
@@ -55,12 +55,12 @@ func Plan(ctx context.Context, cfg Config) ([]ShardPlan, int64, error) {
 		}
 		s := p.prepareShard(ctx, id)
 		sp := ShardPlan{Shard: id, Found: s.found, Cursor: s.persisted, Err: s.loadErr, Walk: p.walkPlan(s)}
-		if sp.Walk == walkRecovery {
+		if sp.Walk == WalkRecovery {
 			sp.Recovery = p.recoveryReason(s)
 		}
 		// A rule edit or partition flip walks, rewinds and stops; only a
 		// cold start replays after its recovery walk (runShard).
-		if p.drains(s) && (sp.Walk != walkRecovery || !s.found) {
+		if p.drains(s) && (sp.Walk != WalkRecovery || !s.found) {
 			sp.Replays = true
 			sp.ReplayFromNs = p.floorNs()
 			if s.found {

@@ -11,18 +11,25 @@ import (
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
-// Walk kinds, the three walker call sites of design 000 § Algorithm.
+// WalkKind is which walk a shard fired in a pass, one of the three ways a
+// shard walks (docs/design/daily-run.md#walker); "" when it did not walk.
+// Its String is the spelling in `ilmctl run -o json` (`walk`).
+type WalkKind string
+
+// Walk kinds.
 const (
-	walkRecovery    = "recovery"     // RecoveryView: cold start, rule edit, partition flip
-	walkSteadyState = "steady_state" // walk view, when walkerDue and no recovery walk this pass
-	walkEmptyReplay = "empty_replay" // walk view, no replay-eligible rule at all
+	WalkRecovery    WalkKind = "recovery"     // RecoveryView: cold start, rule edit, partition flip
+	WalkSteadyState WalkKind = "steady_state" // walk view, when walkerDue and no recovery walk this pass
+	WalkEmptyReplay WalkKind = "empty_replay" // walk view, no replay-eligible rule at all
 )
+
+func (k WalkKind) String() string { return string(k) }
 
 // walkPlan decides, once per pass and from the cursor runShard will use,
 // which walk shard s fires. A shard that walks RecoveryView never also
 // walks the steady-state view in the same pass (walkedThisPass): the
 // recovery view is a superset.
-func (p *pass) walkPlan(s *shardRun) string {
+func (p *pass) walkPlan(s *shardRun) WalkKind {
 	if s.loadErr != nil {
 		return ""
 	}
@@ -30,19 +37,19 @@ func (p *pass) walkPlan(s *shardRun) string {
 	switch {
 	case p.rsh == ([32]byte{}):
 		if due && !p.walkView.Empty() {
-			return walkEmptyReplay
+			return WalkEmptyReplay
 		}
 	case !s.found || p.mustRecover(s):
-		return walkRecovery
+		return WalkRecovery
 	case due && !p.walkView.Empty():
-		return walkSteadyState
+		return WalkSteadyState
 	}
 	return ""
 }
 
 // walkGroup is one shared walk over a view for every shard that planned
-// it: each bucket is listed once per group, not once per shard (design 000
-// § Future work 2), and each due match is queued to the dispatcher of the
+// it: each bucket is listed once per group, not once per shard
+// (docs/design/daily-run.md#walker), and each due match is queued to the dispatcher of the
 // shard that owns its key, so shards still dispatch in parallel and in
 // order within a shard.
 type walkGroup struct {
@@ -81,15 +88,15 @@ const walkQueue = 256
 
 // startWalks plans every shard's walk and starts one goroutine per view.
 func (p *pass) startWalks(ctx context.Context, states []*shardRun) {
-	groups := map[string]*walkGroup{}
+	groups := map[WalkKind]*walkGroup{}
 	for _, s := range states {
 		s.walkPlan = p.walkPlan(s)
 		if s.walkPlan == "" {
 			continue
 		}
-		key, view := "walk", p.walkView
-		if s.walkPlan == walkRecovery {
-			key, view = walkRecovery, p.recoveryView
+		key, view := WalkSteadyState, p.walkView // steady-state and empty-replay walks share the walk view
+		if s.walkPlan == WalkRecovery {
+			key, view = WalkRecovery, p.recoveryView
 		}
 		g := groups[key]
 		if g == nil {
@@ -160,7 +167,7 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 			continue
 		}
 		key := lookupKey(it.bucket, it.key())
-		job, _ := p.prepare(s, "walker", it.bucket, it.up, it.vt, it.m, it.act)
+		job, _ := p.prepare(s, SourceWalker, it.bucket, it.up, it.vt, it.m, it.act)
 		if job == nil {
 			continue
 		}
@@ -324,7 +331,7 @@ const maxColdKeys = 1 << 20
 // round trip, and a cold start replays up to the longest rule's TTL of
 // meta-log).
 func (p *pass) trackColdKeys(s *shardRun) {
-	if s.walkPlan == walkRecovery && !s.found {
+	if s.walkPlan == WalkRecovery && !s.found {
 		s.coldKeys = newKeySet()
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/ilmctl/ilmctl/core/envelope"
+	"github.com/ilmctl/ilmctl/core/manualjob"
+	"github.com/ilmctl/ilmctl/core/tierdelete"
 )
 
 // ErrNotSuccessor is a checkpoint that is neither equal to its predecessor
@@ -72,7 +74,7 @@ func Successor(prev, next *Checkpoint) error {
 	case CkJournal:
 		ok, why = journalStep(prev, next)
 	case CkManifest:
-		ok = manifestEdge(prev.ManifestState, next.ManifestState)
+		ok = tierdelete.ManifestState(prev.ManifestState).CanTransitionTo(tierdelete.ManifestState(next.ManifestState))
 		why = fmt.Sprintf("manifest %s → %s is not a legal edge", prev.ManifestState, next.ManifestState)
 	case CkParent:
 		ok, why = parentStep(prev, next)
@@ -117,7 +119,7 @@ func journalStep(prev, next *Checkpoint) (bool, string) {
 	switch {
 	case prev.JournalState != nil && next.JournalState != nil:
 		p, n := *prev.JournalState, *next.JournalState
-		stateOK = p == n || p == "Prepared" && n == "Dispatched" || p == "Dispatched" && n == "Committed"
+		stateOK = p == n || tierdelete.State(p).CanTransitionTo(tierdelete.State(n))
 	case prev.JournalState == nil && next.JournalState == nil:
 		stateOK = prev.Committed == next.Committed || !prev.Committed && next.Committed
 	case prev.JournalState == nil:
@@ -137,18 +139,6 @@ func journalStateName(c *Checkpoint) string {
 		return "committed"
 	}
 	return "uncommitted"
-}
-
-func manifestEdge(p, n string) bool {
-	switch p {
-	case "Preparing":
-		return n == "DispatchAuthorized" || n == "Aborting"
-	case "Aborting":
-		return n == "Aborted"
-	case "DispatchAuthorized":
-		return n == "Completed"
-	}
-	return false
 }
 
 func parentStep(prev, next *Checkpoint) (bool, string) {
@@ -213,7 +203,7 @@ func manualJobStep(prev, next *Checkpoint) (bool, string) {
 	switch {
 	case next.UpdatedAtUnixNanos <= prev.UpdatedAtUnixNanos:
 		return false, "manual job updated_at did not advance"
-	case prev.State != next.State && prev.State != "running":
+	case prev.State != next.State && !manualjob.JobState(prev.State).CanTransitionTo(manualjob.JobState(next.State)):
 		return false, fmt.Sprintf("manual job state %s → %s", prev.State, next.State)
 	case prev.ScanCompleted && !next.ScanCompleted:
 		return false, "manual job scan_completed was cleared"

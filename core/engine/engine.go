@@ -1,6 +1,6 @@
 // Package engine compiles bucket lifecycle rules into actions and serves the
 // partition views the daily run needs: RulesForShard (replay / walk),
-// RecoveryView, and the cursor hashes, per design 000 § Engine surface.
+// RecoveryView, and the cursor hashes (docs/design/daily-run.md#engine-views).
 package engine
 
 import (
@@ -14,7 +14,7 @@ import (
 // Mode says which path may evaluate an action.
 type Mode int
 
-// Action modes, per design 000 § router.Route integration.
+// Action modes (docs/design/daily-run.md#engine-views).
 const (
 	ModeEventDriven Mode = iota // meta-log replay evaluates it
 	ModeScanOnly                // only the walker evaluates it
@@ -177,11 +177,12 @@ func (s *Snapshot) Empty() bool {
 // replay-eligible ones promoted to scan_only because their TTL exceeds the
 // meta-log retention). Both views clone every action with active = true.
 // Shard filtering is by key (ShardID), so shardID does not change which
-// actions a view holds; it is part of the design's surface.
+// actions a view holds; it is kept so the call reads as SeaweedFS's engine
+// surface does (weed/s3api/s3lifecycle/engine).
 //
 // In an Object Lock bucket the replay kinds are in both views: a locked
 // version's delete ends SKIPPED_OBJECT_LOCK, which lets the cursor move past
-// its event (design 000 § Delete failure handling), so only the walker can
+// its event (docs/design/daily-run.md#dispatch), so only the walker can
 // find it again once the retention or legal hold ends, as S3 lifecycle
 // does. Mode stays ModeEventDriven on those walk clones.
 func (s *Snapshot) RulesForShard(shardID int, retentionWindow time.Duration) (replay, walk *Snapshot) {

@@ -251,7 +251,7 @@ func TestRulesForShard(t *testing.T) {
 }
 
 // Replay clones run under ModeEventDriven even when the base carries a
-// persisted scan_only mode (design 000 § Engine surface: Mode); walk and
+// persisted scan_only mode (docs/design/daily-run.md#engine-views); walk and
 // recovery clones keep the base mode.
 func TestViewsModeRewrite(t *testing.T) {
 	base := Compile(fixtureBuckets(), lifecycle.RoundAWS).Snapshot()
@@ -659,7 +659,8 @@ func TestEffectiveTTL(t *testing.T) {
 	}
 }
 
-// Shards run concurrently over one base snapshot (design 000 § Algorithm);
+// Shards run concurrently over one base snapshot
+// (docs/design/daily-run.md#shape-of-a-pass);
 // deriving and mutating views must not race (run with -race).
 func TestViewsConcurrent(t *testing.T) {
 	base := Compile(fixtureBuckets(), lifecycle.RoundAWS).Snapshot()

@@ -13,8 +13,8 @@ import (
 // predicate, TTL, due rounding, expired-marker policy) of every enabled
 // replay-eligible action, in
 // key order. It is the cursor's RuleSetHash: a mismatch means the rules that
-// processed the events before the cursor have changed (design 000 § Cursor
-// hashes). The zero value means the snapshot has no replay-eligible action.
+// processed the events before the cursor have changed
+// (docs/design/daily-run.md#cursor-hashes). The zero value means the snapshot has no replay-eligible action.
 func ReplayContentHash(s *Snapshot) [32]byte {
 	return hashActions(s, func(a *CompiledAction) bool {
 		return a.Mode != ModeDisabled && a.Key.Kind.ReplayEligible()

@@ -4,7 +4,7 @@
 // writer that emits bytes exactly as serde_json::to_vec would, and the
 // checksum envelope {"schema":…,"content_sha256":…,"<inner>":{…}} used by
 // transition transactions, manual-transition records and decommission
-// receipts (per design 001 § Persisted record inventory).
+// receipts (docs/design/ilm-records.md#strict-decoding).
 package envelope
 
 import (

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -113,11 +114,48 @@ func (o *Object) decodeString(key string, raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", Errf(o.proto, key, ErrWrongType, "want a string")
 	}
+	if loneSurrogate(raw) {
+		// encoding/json would read it as U+FFFD; serde_json refuses it.
+		return "", Errf(o.proto, key, ErrMalformed, "string holds a lone UTF-16 surrogate escape")
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", Errf(o.proto, key, ErrMalformed, "%v", err)
 	}
 	return s, nil
+}
+
+// loneSurrogate reports whether the string literal raw has a \uXXXX escape
+// of a UTF-16 surrogate that is not half of a high-low pair.
+func loneSurrogate(raw []byte) bool {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return 0, false
+		}
+		r, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+		return rune(r), err == nil
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		r, ok := hex4(i)
+		switch {
+		case !ok:
+			i++ // skip the escaped byte (\", \\, \n, …)
+		case r >= 0xdc00 && r <= 0xdfff:
+			return true
+		case r >= 0xd800 && r <= 0xdbff:
+			lo, ok := hex4(i + 6)
+			if !ok || lo < 0xdc00 || lo > 0xdfff {
+				return true
+			}
+			i += 11
+		default:
+			i += 5
+		}
+	}
+	return false
 }
 
 // OptString reads an Option<String>: absent or null gives nil.

@@ -1,8 +1,10 @@
-// Package filer defines the store-facing ports the lifecycle engine needs:
+// Package filer defines the store-facing port the lifecycle engine needs:
 // buckets, object versions, multipart uploads, the meta-log and small
-// state files (cursors). It holds types and interfaces only; concrete stores
-// live in client/ and are injected, so core/ never imports a store
-// (README § Layout: core/ holds no CLI or network code).
+// state files (cursors), as the Store interface, plus the capabilities only
+// some stores have, each an interface of its own (ServerClock, MetaLogless,
+// CASChecker). It holds types and interfaces only; concrete stores live in
+// client/ and are injected, so core/ never imports a store
+// (docs/architecture.md#store-capabilities).
 package filer
 
 import (
@@ -51,7 +53,7 @@ type Version struct {
 	Tags    map[string]string
 	// NoncurrentSinceNs is the TsNs (Unix nanoseconds) of the meta-log event
 	// that demoted this version; 0 when current or unknown (legacy entries),
-	// per design 000 § noncurrent_since.
+	// (docs/design/daily-run.md#action-kinds).
 	NoncurrentSinceNs int64
 	// RetainUntil is the Object Lock retention date; zero when none.
 	RetainUntil time.Time
@@ -128,8 +130,8 @@ type Identity struct {
 	StoreToken string
 }
 
-// Outcome is the server-side result of a LifecycleDelete, per design 000 §
-// Delete failure handling.
+// Outcome is the server-side result of a LifecycleDelete
+// (docs/design/daily-run.md#dispatch).
 type Outcome string
 
 // LifecycleDelete outcomes. Only Done, NoopResolved and SkippedObjectLock let
@@ -147,13 +149,16 @@ const (
 	OutcomeStuck Outcome = "STUCK"
 )
 
+// String is the outcome's spelling in JSON, metrics and tables.
+func (o Outcome) String() string { return string(o) }
+
 // Completes reports whether the outcome lets the cursor move past the event.
 func (o Outcome) Completes() bool {
 	return o == OutcomeDone || o == OutcomeNoopResolved || o == OutcomeSkippedObjectLock
 }
 
 // DeleteRequest asks the filer to apply one lifecycle action. Kind is the
-// design's action kind spelling (ExpirationDays, ExpirationDate,
+// action kind spelling of docs/design/daily-run.md#action-kinds (ExpirationDays, ExpirationDate,
 // NoncurrentDays, NewerNoncurrent, AbortMPU, ExpiredDeleteMarker); the filer
 // decides the effect from Kind and the bucket's versioning state (a delete
 // marker for Expiration on a versioned bucket, a permanent version delete for
@@ -250,6 +255,33 @@ type ServerClock interface {
 	// ServerTime is the server's current time (seconds resolution at
 	// least), read from a live request.
 	ServerTime(ctx context.Context) (time.Time, error)
+}
+
+// Capabilities some stores have. Each is a small interface of its own; a
+// caller asks for one with a type assertion on the Store it holds.
+
+// MetaLogless is a store that keeps no meta-log (any S3 endpoint): its
+// SubscribeMetadata delivers nothing, so replay can never find an object
+// and a pass must walk every rule (docs/design/daily-run.md#engine-views).
+type MetaLogless interface {
+	// NoMetaLog reports that the store keeps no meta-log.
+	NoMetaLog() bool
+}
+
+// HasMetaLog reports whether st keeps a meta-log a pass can replay: true
+// unless st is a MetaLogless store that says it has none.
+func HasMetaLog(st Store) bool {
+	m, ok := st.(MetaLogless)
+	return !ok || !m.NoMetaLog()
+}
+
+// CASChecker is a store that can probe whether its server honours the
+// identity condition a delete carries (If-Match on S3's DeleteObject):
+// `ilmctl run --check-cas`.
+type CASChecker interface {
+	// CheckCAS returns a one-line finding when the server honours it and
+	// an error saying what it does instead when it does not.
+	CheckCAS(ctx context.Context) (finding string, err error)
 }
 
 // MinTime and MaxTime bound the times a TsNs (int64 Unix nanoseconds, never

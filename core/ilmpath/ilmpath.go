@@ -1,12 +1,12 @@
 // Package ilmpath computes and validates the canonical keys of RustFS's
-// durable ILM records and holds the durable namespace registry (per design
-// 001 § Persisted record inventory and § Durable namespace receipts).
+// durable ILM records and holds the durable namespace registry
+// (docs/design/ilm-records.md#paths-and-digests).
 //
 // Validation is exact: a key must equal the lowercase canonical form,
 // character for character. Uppercase aliases, wrong shard directories and
 // extra or missing components are rejected with envelope.ErrPath, which
-// closes the path gaps the design documents for RustFS's own runtime
-// parsers (transition final-component parsing, manual-job uppercase alias).
+// closes the path gaps RustFS documents for its own runtime parsers
+// (transition final-component parsing, manual-job uppercase alias).
 // Any key under "ilm/" outside the registry is ErrUnregistered.
 package ilmpath
 
@@ -62,18 +62,19 @@ const (
 	MaxJournalSize      = 64 << 10
 	MaxManifestSize     = 32 << 20
 	MaxTransitionSize   = 64 << 10
-	MaxProbeIntentSize  = 64 << 10 // assumption: RustFS constant not verified; design gives none
+	MaxProbeIntentSize  = 64 << 10 // assumption: RustFS constant not verified; its contracts document gives none
 	MaxManualJobSize    = 64 << 10
 	MaxManualTaskSize   = 16 << 10
 	MaxManualResultSize = 8 << 10
-	MaxRecoverySize     = 16 << 10 // control/disposition bound per design 001 § Recovery-control record
+	MaxRecoverySize     = 16 << 10 // recovery control/disposition bound (docs/design/ilm-records.md#inventory)
 	MaxReceiptSize      = 16 << 10
 	MaxManifestJournals = 200_000
 )
 
 // Registry is every durable ILM namespace, in RustFS's registration order.
-// Prefixes for probe intents and recovery artifacts follow the design's key
-// table; the exact RustFS constants were not verified.
+// Prefixes for probe intents and recovery artifacts follow the key table of
+// RustFS's persistence-contracts document (docs/design/ilm-records.md#inventory);
+// the exact RustFS constants were not verified.
 var Registry = []Namespace{
 	{"tier-delete-journal", "ilm/tier-delete-journal/", MaxJournalSize, true},
 	{"tier-delete-journal-v6", "ilm/tier-delete-journal-v6/", MaxJournalSize, true},
@@ -90,7 +91,8 @@ var Registry = []Namespace{
 }
 
 // ErrUnregistered is a key under ilm/ that no registered namespace covers;
-// per design 001 it blocks rather than being ignored.
+// it blocks rather than being ignored
+// (docs/design/ilm-records.md#paths-and-digests).
 var ErrUnregistered = errors.New("path under ilm/ is not in the durable namespace registry")
 
 // ErrNotILM is a key outside ilm/.

@@ -8,7 +8,7 @@ import (
 
 // Match is one action that applies to one version or upload. Due is when it
 // may be dispatched; the zero time means "due now" (ExpiredDeleteMarker and
-// NewerNoncurrent without NoncurrentDays, per design 000 § Action kinds).
+// NewerNoncurrent without NoncurrentDays; docs/design/daily-run.md#action-kinds).
 type Match struct {
 	Kind   ActionKind
 	RuleID string

@@ -1,6 +1,6 @@
 // Package lifecycle holds S3 lifecycle rules: parsing and strict validation
 // of LifecycleConfiguration XML, filters, action kinds and due times, per the
-// AWS lifecycle docs and design 000 § Action kinds.
+// AWS lifecycle docs and docs/design/daily-run.md#action-kinds.
 package lifecycle
 
 import (
@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// ActionKind is one lifecycle action, spelled as design 000 spells the
-// engine constants.
+// ActionKind is one lifecycle action, spelled as SeaweedFS's engine
+// constants are (weed/s3api/s3lifecycle/action_kind.go) without the
+// ActionKind prefix.
 type ActionKind string
 
 // The six action kinds.
@@ -24,7 +25,7 @@ const (
 
 // ReplayEligible reports whether the kind's due time is event-time monotonic
 // (ExpirationDays, NoncurrentDays, AbortMPU), so meta-log replay can decide
-// it; the others are walker-bound (design 000 § Action kinds).
+// it; the others are walker-bound (docs/design/daily-run.md#action-kinds).
 func (k ActionKind) ReplayEligible() bool {
 	return k == ExpirationDays || k == NoncurrentDays || k == AbortMPU
 }

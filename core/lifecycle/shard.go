@@ -2,7 +2,7 @@ package lifecycle
 
 import "crypto/sha256"
 
-// ShardCount is the number of lifecycle shards (design 000 § Algorithm).
+// ShardCount is the number of lifecycle shards (docs/design/daily-run.md#shards).
 const ShardCount = 16
 
 // ShardID returns the shard, 0–15, that owns bucket/key: the top 4 bits of

@@ -2,8 +2,8 @@
 // (rustfs-manual-transition-job-v1), scope admission, task
 // (rustfs-manual-transition-task-v1) and worker result
 // (rustfs-manual-transition-worker-result-v1), following
-// crates/ecstore/src/bucket/lifecycle/manual_transition_job.rs (per design
-// 001 § Manual transition job, task, result, and checkpoint).
+// crates/ecstore/src/bucket/lifecycle/manual_transition_job.rs
+// (docs/design/ilm-records.md#manual-transition-records).
 //
 // The job's report, queue_snapshot and max_duration members are kept as
 // their compact JSON bytes: their structs live in bucket_lifecycle_ops.rs

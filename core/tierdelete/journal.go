@@ -1,8 +1,7 @@
 // Package tierdelete decodes and encodes RustFS tier-delete journals
 // (versions 1–6), dispatch manifests (v1, single or chunk child) and the
 // chunk parent, byte-compatible with crates/ecstore/src/bucket/lifecycle/
-// tier_delete_journal.rs (per design 001 § Tier-delete journal and
-// dispatch manifest).
+// tier_delete_journal.rs (docs/design/ilm-records.md#tier-delete-journal).
 package tierdelete
 
 import (

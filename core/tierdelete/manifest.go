@@ -216,8 +216,8 @@ type ChildBinding struct {
 // Parent is the chunk-parent sentinel at the manifest root key.
 //
 // Assumption: RustFS's chunk-parent source was not available. The member
-// names and order below follow design 001 (§ Persisted record inventory,
-// § Chunk-parent recovery decisions) and the receipt checkpoint fields
+// names and order below follow RustFS's persistence-contracts document
+// (docs/design/ilm-records.md#chunk-parent) and the receipt checkpoint fields
 // (revision, next_chunk_sequence, completed_journal_count, completed):
 //
 //	{"version":1,"record_type":"chunked_parent","operation_id":…,"bucket":…,

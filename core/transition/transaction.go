@@ -1,7 +1,7 @@
 // Package transition decodes and encodes RustFS transition transaction
 // records (schema rustfs-transition-transaction-v1), byte-compatible with
-// crates/ecstore/src/bucket/lifecycle/transition_transaction.rs (per design
-// 001 § Transition transaction).
+// crates/ecstore/src/bucket/lifecycle/transition_transaction.rs
+// (docs/design/ilm-records.md#transition-transaction).
 package transition
 
 import (
@@ -46,8 +46,8 @@ func (s State) CanTransitionTo(next State) bool {
 }
 
 // LegalRevisions are the reachable revisions of each state from
-// UploadStarted@1, one per edge (design 001 § Transition transaction v2 and
-// v1 migration). Any other pair is corrupt.
+// UploadStarted@1, one per edge
+// (docs/design/ilm-records.md#transition-transaction). Any other pair is corrupt.
 var LegalRevisions = map[State][]uint64{
 	UploadStarted:        {1},
 	UploadOutcomeUnknown: {2},

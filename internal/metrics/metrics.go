@@ -45,7 +45,7 @@ var limiterWaitBuckets = []float64{0.0001, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1,
 
 // statuses are every pass status: each is exported, exactly one set to 1,
 // so an alert can compare against 0 instead of testing for absence.
-var statuses = []string{dailyrun.StatusOK, dailyrun.StatusCancelled, dailyrun.StatusHalted, dailyrun.StatusError}
+var statuses = []dailyrun.ShardStatus{dailyrun.StatusOK, dailyrun.StatusCancelled, dailyrun.StatusHalted, dailyrun.StatusError}
 
 // Recorder holds one pass's metrics: create it before the pass (its
 // ObserveLimiterWait is the pass's Config.OnLimiterWait), Record the
@@ -122,7 +122,7 @@ func (r *Recorder) Record(res *dailyrun.Result, rep render.RunReport, end time.T
 		if s == status {
 			v = 1
 		}
-		r.status.WithLabelValues(s).Set(v)
+		r.status.WithLabelValues(s.String()).Set(v)
 	}
 	for _, s := range res.Shards {
 		id := strconv.Itoa(s.Shard)
@@ -133,7 +133,7 @@ func (r *Recorder) Record(res *dailyrun.Result, rep render.RunReport, end time.T
 	}
 	for _, b := range res.Buckets {
 		for outcome, n := range b.Outcomes {
-			r.dispatch.WithLabelValues(b.Bucket, string(b.Kind), outcome).Add(float64(n))
+			r.dispatch.WithLabelValues(b.Bucket, string(b.Kind), outcome.String()).Add(float64(n))
 		}
 	}
 	// Present at 0 so "> 0" alerts need no absent().

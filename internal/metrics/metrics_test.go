@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 	"github.com/ilmctl/ilmctl/render"
 	dto "github.com/prometheus/client_model/go"
@@ -32,7 +33,7 @@ var (
 
 // pass is a two-shard result: shard 3 ok with a cursor and a walk, shard
 // 12 halted on a STUCK delete without either.
-func pass(status string) *dailyrun.Result {
+func pass(status dailyrun.ShardStatus) *dailyrun.Result {
 	return &dailyrun.Result{
 		RunNow:   runNow,
 		Duration: 7 * time.Second,
@@ -42,9 +43,9 @@ func pass(status string) *dailyrun.Result {
 			{Shard: 12, Status: status, EventsScanned: 1, Duration: 6500 * time.Millisecond},
 		},
 		Buckets: []dailyrun.BucketKindCounts{
-			{Bucket: "logs", Kind: lifecycle.AbortMPU, Outcomes: map[string]int64{"NOOP_RESOLVED": 1}},
-			{Bucket: "logs", Kind: lifecycle.ExpirationDays, Outcomes: map[string]int64{"DONE": 2}},
-			{Bucket: "ver", Kind: lifecycle.NoncurrentDays, Outcomes: map[string]int64{"STUCK": 1}},
+			{Bucket: "logs", Kind: lifecycle.AbortMPU, Outcomes: map[filer.Outcome]int64{"NOOP_RESOLVED": 1}},
+			{Bucket: "logs", Kind: lifecycle.ExpirationDays, Outcomes: map[filer.Outcome]int64{"DONE": 2}},
+			{Bucket: "ver", Kind: lifecycle.NoncurrentDays, Outcomes: map[filer.Outcome]int64{"STUCK": 1}},
 		},
 		Notices: []dailyrun.Notice{{Kind: dailyrun.NoticeAmbiguousLayout, Shard: 3, Bucket: "ver", Key: "k"}},
 	}
@@ -55,7 +56,7 @@ func record(res *dailyrun.Result, end time.Time, bucketErrs int, waits ...time.D
 	for _, w := range waits {
 		r.ObserveLimiterWait(w)
 	}
-	rep := render.RunReport{BucketErrors: make([]render.BucketError, bucketErrs)}
+	rep := render.RunReport{BucketErrors: make([]render.BucketErrorReport, bucketErrs)}
 	r.Record(res, rep, end)
 	return r
 }

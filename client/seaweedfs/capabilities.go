@@ -1,0 +1,13 @@
+package seaweedfs
+
+import (
+	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/core/filer"
+)
+
+// The optional store capabilities (core/filer, core/dailyrun) this backend
+// has: its own clock, and a lifecycle worker sharing the cursor files.
+var (
+	_ filer.ServerClock      = (*Store)(nil)
+	_ dailyrun.SharedCursors = (*Store)(nil)
+)
