@@ -52,7 +52,8 @@ var (
 )
 
 // TestSourceEvidenceRows covers the source-present / source-absent rows of
-// design 001's journal and transition-transaction decision tables for
+// the journal and transition-transaction decision tables
+// (docs/design/ilm-records.md#journals, #transition-transactions) for
 // every evidence value a prover can return, on the committed fixtures.
 func TestSourceEvidenceRows(t *testing.T) {
 	subjects := []string{

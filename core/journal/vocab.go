@@ -1,7 +1,8 @@
-// Package journal scans every metadata pool for durable ILM records,
-// decodes each one strictly and classifies it with the recovery decision
-// design 001 assigns to its current state and evidence. It is read-only:
-// it never writes, deletes or calls a backend.
+// Package journal scans every metadata pool for durable ILM records (and
+// the decommission namespace beside them), decodes each one strictly and
+// classifies it with the recovery decision its current state and evidence
+// select (docs/design/ilm-records.md#decisions). It is read-only: it never
+// writes, deletes or calls a backend.
 //
 // The classification and decision vocabularies are a stable interface
 // (docs/journal.md); scripts read them from `ilmctl journal ls -o json`.
@@ -34,8 +35,8 @@ const (
 // Classifications lists every classification in display order.
 var Classifications = []Classification{Active, Recoverable, Terminal, RetainedAmbiguous, OperatorRequired, Corrupt, NeedsSourceProof}
 
-// Decision names, in snake_case, the design 001 "current recovery
-// decision" row that applies.
+// Decision names, in snake_case, the "current recovery decision" row
+// that applies (docs/design/ilm-records.md#decisions).
 type Decision string
 
 // Decisions. Each comment cites the design row.
