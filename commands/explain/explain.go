@@ -17,7 +17,6 @@ import (
 	"github.com/ilmctl/ilmctl/core/engine"
 	coreexplain "github.com/ilmctl/ilmctl/core/explain"
 	"github.com/ilmctl/ilmctl/core/filer"
-	"github.com/ilmctl/ilmctl/core/lifecycle"
 	"github.com/ilmctl/ilmctl/render"
 	"github.com/spf13/cobra"
 )
@@ -135,22 +134,13 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	now := time.Now().UTC()
-	if o.now != "" {
-		if now, err = time.Parse(time.RFC3339, o.now); err != nil {
-			return cmdutil.Usage("--now %q is not RFC3339 (example: 2027-01-01T00:00:00Z)", o.now)
-		}
-		if err := filer.CheckTime("--now", now); err != nil {
-			return cmdutil.Usage("%v", err)
-		}
-	}
-	rnd, err := lifecycle.ParseRounding(o.dueRounding)
+	now, err := cmdutil.PassNow(o.now)
 	if err != nil {
-		return cmdutil.Usage("--due-rounding: %v", err)
+		return err
 	}
-	markers, err := lifecycle.ParseExpiredMarkerDays(o.expiredMarkers)
+	rnd, markers, err := cmdutil.Semantics(o.dueRounding, o.expiredMarkers)
 	if err != nil {
-		return cmdutil.Usage("--expired-marker-days: %v", err)
+		return err
 	}
 	fl, err := client.Open(ctx, o.filer, client.Options{
 		Clock: func() time.Time { return now }, MustExist: true, ReadOnly: true,

@@ -15,7 +15,6 @@ import (
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
-	"github.com/ilmctl/ilmctl/core/lifecycle"
 	"github.com/ilmctl/ilmctl/internal/hint"
 	"github.com/ilmctl/ilmctl/render"
 	"github.com/spf13/cobra"
@@ -197,22 +196,13 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	runNow := time.Now().UTC()
-	if o.now != "" {
-		if runNow, err = time.Parse(time.RFC3339, o.now); err != nil {
-			return cmdutil.Usage("--now %q is not RFC3339 (example: 2027-01-01T00:00:00Z)", o.now)
-		}
-		if err := filer.CheckTime("--now", runNow); err != nil {
-			return cmdutil.Usage("%v", err)
-		}
-	}
-	rnd, err := lifecycle.ParseRounding(o.dueRounding)
+	runNow, err := cmdutil.PassNow(o.now)
 	if err != nil {
-		return cmdutil.Usage("--due-rounding: %v", err)
+		return err
 	}
-	markers, err := lifecycle.ParseExpiredMarkerDays(o.expiredMarkers)
+	rnd, markers, err := cmdutil.Semantics(o.dueRounding, o.expiredMarkers)
 	if err != nil {
-		return cmdutil.Usage("--expired-marker-days: %v", err)
+		return err
 	}
 	fl, err := client.Open(ctx, o.filer, client.Options{
 		Clock: passClock(o.now != "", runNow), MustExist: true, ReadOnly: o.dryRun,
