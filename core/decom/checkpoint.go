@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/ilmctl/ilmctl/core/envelope"
+	"github.com/ilmctl/ilmctl/core/transition"
 )
 
 // CheckpointKind is the "kind" tag of a receipt checkpoint
@@ -213,7 +214,7 @@ func DecodeCheckpoint(raw []byte) (*Checkpoint, error) {
 			return nil, err
 		}
 		if c.Kind == CkTransition {
-			if _, ok := transitionOrder[c.State]; !ok {
+			if _, ok := transition.LegalRevisions[transition.State(c.State)]; !ok {
 				return nil, ckErr("state", envelope.ErrIllegalState, "unknown transition state %q", c.State)
 			}
 		} else if !probeStates[c.State] {

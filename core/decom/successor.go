@@ -8,6 +8,7 @@ import (
 	"github.com/ilmctl/ilmctl/core/envelope"
 	"github.com/ilmctl/ilmctl/core/manualjob"
 	"github.com/ilmctl/ilmctl/core/tierdelete"
+	"github.com/ilmctl/ilmctl/core/transition"
 )
 
 // ErrNotSuccessor is a checkpoint that is neither equal to its predecessor
@@ -79,8 +80,11 @@ func Successor(prev, next *Checkpoint) error {
 	case CkParent:
 		ok, why = parentStep(prev, next)
 	case CkTransition:
-		d, legal := transitionDistance(prev.State, next.State)
-		ok = legal && next.Revision == prev.Revision+d && (!prev.RemoteVersionKnown || prev.RemoteVersionSHA256 == next.RemoteVersionSHA256)
+		// Each edge is one revision; the states can be joined by paths of
+		// different lengths (upload_started reaches cleanup_pending in 2, 3
+		// or 4), so the revision gap must be the length of one of them.
+		ok = next.Revision > prev.Revision && transition.Steps(transition.State(prev.State), transition.State(next.State), next.Revision-prev.Revision) &&
+			(!prev.RemoteVersionKnown || prev.RemoteVersionSHA256 == next.RemoteVersionSHA256)
 		why = fmt.Sprintf("transition %s@%d → %s@%d", prev.State, prev.Revision, next.State, next.Revision)
 	case CkProbe:
 		ok = prev.OwnerFenceSHA256 == next.OwnerFenceSHA256 && next.Revision == prev.Revision+1 &&
@@ -165,25 +169,6 @@ func parentStep(prev, next *Checkpoint) (bool, string) {
 		return false, "parent binding/sequence/count change is not one step"
 	}
 	return true, ""
-}
-
-// transitionOrder lists transition states; transitionDistance the number
-// of revisions between two of them along the legal edges.
-var transitionOrder = map[string]int{"upload_started": 0, "upload_outcome_unknown": 1, "aborted_no_remote": 1, "uploaded": 2, "local_commit_started": 3, "committed": 4, "cleanup_pending": 5}
-
-func transitionDistance(from, to string) (uint64, bool) {
-	switch from + ">" + to {
-	case "upload_started>upload_outcome_unknown", "upload_started>aborted_no_remote", "upload_started>uploaded",
-		"upload_outcome_unknown>uploaded", "upload_outcome_unknown>cleanup_pending",
-		"uploaded>local_commit_started", "uploaded>cleanup_pending",
-		"local_commit_started>committed", "local_commit_started>cleanup_pending":
-		return 1, true
-	case "upload_started>local_commit_started", "upload_started>cleanup_pending", "upload_outcome_unknown>local_commit_started", "uploaded>committed":
-		return 2, true
-	case "upload_started>committed", "upload_outcome_unknown>committed":
-		return 3, true
-	}
-	return 0, false
 }
 
 func probeReaches(from, to string, distance uint64) bool {

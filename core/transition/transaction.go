@@ -45,6 +45,22 @@ func (s State) CanTransitionTo(next State) bool {
 	return false
 }
 
+// Steps reports whether a transaction at from can reach to in exactly n
+// edges of CanTransitionTo (each edge is one revision). from == to with
+// n == 0 is the same generation; the state graph is acyclic, so every
+// path is finite.
+func Steps(from, to State, n uint64) bool {
+	if n == 0 {
+		return from == to
+	}
+	for _, next := range []State{UploadOutcomeUnknown, AbortedNoRemote, Uploaded, LocalCommitStarted, Committed, CleanupPending} {
+		if from.CanTransitionTo(next) && Steps(next, to, n-1) {
+			return true
+		}
+	}
+	return false
+}
+
 // LegalRevisions are the reachable revisions of each state from
 // UploadStarted@1, one per edge
 // (docs/design/ilm-records.md#transition-transaction). Any other pair is corrupt.

@@ -97,3 +97,31 @@ func FuzzDecodeTransaction(f *testing.F) {
 		}
 	})
 }
+
+// TestSteps: every path length between two states is a legal revision
+// gap, and only those.
+func TestSteps(t *testing.T) {
+	for _, tc := range []struct {
+		from, to State
+		n        uint64
+		want     bool
+	}{
+		{UploadStarted, UploadStarted, 0, true},
+		{UploadStarted, Uploaded, 1, true},
+		{UploadStarted, CleanupPending, 2, true}, // via uploaded or upload_outcome_unknown
+		{UploadStarted, CleanupPending, 3, true}, // via uploaded, local_commit_started
+		{UploadStarted, CleanupPending, 4, true}, // via upload_outcome_unknown, uploaded, local_commit_started
+		{UploadStarted, CleanupPending, 1, false},
+		{UploadStarted, CleanupPending, 5, false},
+		{UploadStarted, Committed, 3, true},
+		{UploadStarted, Committed, 4, true},
+		{UploadStarted, Committed, 2, false},
+		{Committed, CleanupPending, 1, false},
+		{AbortedNoRemote, Uploaded, 1, false},
+		{Uploaded, UploadStarted, 1, false},
+	} {
+		if got := Steps(tc.from, tc.to, tc.n); got != tc.want {
+			t.Errorf("%s → %s in %d: %v, want %v", tc.from, tc.to, tc.n, got, tc.want)
+		}
+	}
+}
