@@ -21,6 +21,7 @@ import (
 // days on, cold and (seaweedfs://) after a real pass; explain changes
 // nothing and, after the pass, places the key against its shard's cursor.
 func TestExplainOnLiveFilers(t *testing.T) {
+	itest.RequireServer(t, itest.SeaweedFS, "it reads the same bucket through seaweedfs:// and the gateway's s3://")
 	ft := itest.FilerEnv(t)
 	s3c := itest.FromEnv(t)
 	endpoint, access, secret := itest.S3Env(t)
