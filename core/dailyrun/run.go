@@ -246,8 +246,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	fan := newFanOut(states, p.queueLimit)
 	var wg sync.WaitGroup
 	subDone := make(chan error, 1)
-	if start, ok := p.globalStart(states); ok {
-		go func() { subDone <- fan.run(ctx, cfg.Store, start, p.untilNs) }()
+	if spans := p.readSpans(states); len(spans) > 0 {
+		go func() { subDone <- fan.run(ctx, cfg.Store, spans) }()
 	} else {
 		fan.close(true)
 		subDone <- nil
