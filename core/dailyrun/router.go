@@ -145,8 +145,6 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, pl
 		if pendingDue != 0 {
 			frozen = true
 			b.pending(step.ev.TsNs, pendingDue)
-		} else {
-			b.finished()
 		}
 		s.frozen = frozen
 		d := decidedEvent{tsNs: step.ev.TsNs, throughNs: step.ev.TsNs, advances: !frozen}

@@ -44,6 +44,9 @@ type pass struct {
 	// seen holds the targets dispatched (or, in a dry run, listed) this
 	// pass, by any shard; under p.mu.
 	seen *keySet
+	// noops holds the targets in seen whose dispatch ended NOOP_RESOLVED;
+	// under p.mu.
+	noops *keySet
 	// lookups is replay's cache of key reads, shared by every shard; under
 	// lookupsMu.
 	lookupsMu sync.Mutex
@@ -61,6 +64,7 @@ func newPass(cfg Config) *pass {
 		queueLimit: cfg.QueueLimit,
 		byID:       map[int]*shardRun{},
 		seen:       newKeySet(),
+		noops:      newKeySet(),
 		counts:     map[bucketKind]*BucketKindCounts{},
 		lookups:    lookups{},
 	}
@@ -110,6 +114,12 @@ type shardRun struct {
 	// found a replay match not yet due; nil when not tracked (see
 	// trackColdKeys). Written by the walk before it is done.
 	coldKeys *keyDues
+	// coldUnsettled, beside coldKeys, holds the keys where a dispatch of
+	// the recovery walk did not end DONE (a version another of its
+	// deletes changed, so a rule the walk did not try may still apply):
+	// replay looks them up. Under coldMu; read once the walk is done.
+	coldMu        sync.Mutex
+	coldUnsettled *keySet
 	// plan is what the shard's replay reads and carries this pass
 	// (readSpans fills it before the subscription opens).
 	plan replayPlan

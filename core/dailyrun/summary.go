@@ -106,36 +106,36 @@ func (f *summaryFile) decode() (*Summary, error) {
 
 // summaryBuilder collects, in event order, the segments a shard's replay
 // leaves pending: segments it carried forward unread and events it decided
-// with a match not yet due. It keeps at most MaxSummarySegments: past
-// that it merges neighbours two by two and doubles how many pending
-// events a new segment takes, so its memory is flat.
+// with a match not yet due. A new segment takes up to group pending
+// events (and the finished ones between them), so a segment that comes
+// due costs a bounded share of the pending events, not all of them. It
+// keeps at most MaxSummarySegments: past that it merges neighbours two by
+// two and doubles group, so its memory is flat and group grows with the
+// number of pending events.
 type summaryBuilder struct {
 	segs    []Segment
 	open    Segment
 	hasOpen bool
-	// openCount is how many pending events the open segment holds;
-	// brokeRun is set once a finished event followed it.
+	// openCount is how many pending events the open segment holds.
 	openCount int
-	brokeRun  bool
 	group     int
 }
 
 func newSummaryBuilder() *summaryBuilder { return &summaryBuilder{group: 1} }
 
-// finished notes a decided event that left nothing pending.
-func (b *summaryBuilder) finished() { b.brokeRun = true }
-
 // pending notes an event at tsNs that left a match due at dueNs.
 func (b *summaryBuilder) pending(tsNs, dueNs int64) {
-	if b.hasOpen && (!b.brokeRun || b.openCount < b.group) {
+	// Events sharing a TsNs stay in one segment: a segment is a range
+	// of times, and a store that stamps two events alike still orders
+	// them (the meta-log's TsNs should be strictly increasing).
+	if b.hasOpen && (b.openCount < b.group || tsNs <= b.open.LastTsNs) {
 		b.open.LastTsNs = tsNs
 		b.open.MinDueNs = min(b.open.MinDueNs, dueNs)
 		b.openCount++
-		b.brokeRun = false
 		return
 	}
 	b.closeOpen()
-	b.open, b.hasOpen, b.openCount, b.brokeRun = Segment{FirstTsNs: tsNs, LastTsNs: tsNs, MinDueNs: dueNs}, true, 1, false
+	b.open, b.hasOpen, b.openCount = Segment{FirstTsNs: tsNs, LastTsNs: tsNs, MinDueNs: dueNs}, true, 1
 }
 
 // carry notes a segment carried forward unread.
@@ -152,6 +152,11 @@ func (b *summaryBuilder) closeOpen() {
 }
 
 func (b *summaryBuilder) add(g Segment) {
+	if n := len(b.segs); n > 0 && g.FirstTsNs <= b.segs[n-1].LastTsNs {
+		last := &b.segs[n-1]
+		last.LastTsNs, last.MinDueNs = max(last.LastTsNs, g.LastTsNs), min(last.MinDueNs, g.MinDueNs)
+		return
+	}
 	b.segs = append(b.segs, g)
 	if len(b.segs) <= MaxSummarySegments {
 		return

@@ -171,6 +171,15 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 		if job == nil {
 			continue
 		}
+		if s.coldUnsettled != nil {
+			job.onOutcome = func(out filer.Outcome) {
+				if out != filer.OutcomeDone {
+					s.coldMu.Lock()
+					s.coldUnsettled.add(key)
+					s.coldMu.Unlock()
+				}
+			}
+		}
 		fl.start(ctx, key, func() error {
 			err := p.dispatch(ctx, s, job)
 			if err != nil {
@@ -332,7 +341,7 @@ const maxColdKeys = 1 << 20
 // meta-log).
 func (p *pass) trackColdKeys(s *shardRun) {
 	if s.walkPlan == WalkRecovery && !s.found {
-		s.coldKeys = newKeyDues()
+		s.coldKeys, s.coldUnsettled = newKeyDues(), newKeySet()
 	}
 }
 
@@ -360,7 +369,11 @@ func (p *pass) settledByColdWalk(bucket, key string, anyPending bool) (settled b
 	if o.walk.errs[o.id] != nil || o.coldKeys == nil {
 		return false, 0
 	}
-	due, pending := o.coldKeys.get(lookupKey(bucket, key))
+	k := lookupKey(bucket, key)
+	if o.coldUnsettled.has(k) {
+		return false, 0
+	}
+	due, pending := o.coldKeys.get(k)
 	if !pending {
 		return true, 0
 	}
