@@ -65,11 +65,11 @@ var profiles = map[string]profile{
 }
 
 type options struct {
-	versions int
-	due      float64
-	perKey   int
-	mix      []string
-	now      time.Time
+	versions  int
+	due       float64
+	perKey    int
+	mix       []string
+	now       time.Time
 	seed      uint64
 	prefix    string
 	keyPrefix string
