@@ -363,7 +363,7 @@ func (fs *fixtureStream) finishBucket(i int, b *bucketStream) error {
 		}
 	}
 	vs, _ := bucketVersioning(fb.Versioning)
-	raw, err := json.Marshal(bucketRecord{Versioning: vs, ObjectLock: fb.ObjectLock, LifecycleXML: fb.LifecycleXML})
+	raw, err := encode(bucketRecord{Versioning: vs, ObjectLock: fb.ObjectLock, LifecycleXML: fb.LifecycleXML})
 	if err != nil {
 		return err
 	}
@@ -418,7 +418,7 @@ func (fs *fixtureStream) writeObject(b *bucketStream, fo FixtureObject) error {
 			vs[i+1].NoncurrentSinceNs = ts
 		}
 	}
-	raw, err := json.Marshal(rec)
+	raw, err := encode(rec)
 	if err != nil {
 		return err
 	}
@@ -453,7 +453,7 @@ func (fs *fixtureStream) writeUpload(b *bucketStream, u FixtureUpload) error {
 	if ups.Get(k) != nil {
 		return fmt.Errorf("upload %q of %q: listed twice", u.UploadID, u.Key)
 	}
-	raw, err := json.Marshal(uploadRecord{InitiatedNs: u.Initiated.UnixNano()})
+	raw, err := encode(uploadRecord{InitiatedNs: u.Initiated.UnixNano()})
 	if err != nil {
 		return err
 	}
