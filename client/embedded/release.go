@@ -36,6 +36,19 @@ type mapReleaser struct {
 // stopped. A failed release is not an error of the filer: memory is left
 // to the kernel, as without the releaser.
 func startMapReleaser(db *bolt.DB, every time.Duration) *mapReleaser {
+	return startReleaser(func() { _ = releaseMapped(db) }, every)
+}
+
+// startPinnedReleaser releases the map of tx's database, which tx keeps
+// in place, without a transaction of its own: bbolt's Tx.Check loads the
+// freelist of a read-only database lazily, racing with any transaction
+// begun while it runs. It must be closed before tx ends.
+func startPinnedReleaser(tx *bolt.Tx, every time.Duration) *mapReleaser {
+	addr, size := tx.DB().Info().Data, tx.Size()
+	return startReleaser(func() { _ = releaseRange(addr, size) }, every)
+}
+
+func startReleaser(release func(), every time.Duration) *mapReleaser {
 	r := &mapReleaser{stop: make(chan struct{})}
 	r.done.Add(1)
 	go func() {
@@ -47,7 +60,7 @@ func startMapReleaser(db *bolt.DB, every time.Duration) *mapReleaser {
 			case <-r.stop:
 				return
 			case <-t.C:
-				_ = releaseMapped(db)
+				release()
 			}
 		}
 	}()

@@ -16,15 +16,18 @@ import (
 // grows) only under its mmap lock, which every read transaction holds
 // shared.
 func releaseMapped(db *bolt.DB) error {
-	return db.View(func(tx *bolt.Tx) error {
-		size := tx.Size()
-		if size <= 0 {
-			return nil
-		}
-		_, _, errno := unix.Syscall(unix.SYS_MADVISE, db.Info().Data, uintptr(size), unix.MADV_DONTNEED)
-		if errno != 0 {
-			return errno
-		}
+	return db.View(func(tx *bolt.Tx) error { return releaseRange(db.Info().Data, tx.Size()) })
+}
+
+// releaseRange drops size bytes of a map from addr from the resident set;
+// the caller keeps the map from moving (an open transaction).
+func releaseRange(addr uintptr, size int64) error {
+	if addr == 0 || size <= 0 {
 		return nil
-	})
+	}
+	_, _, errno := unix.Syscall(unix.SYS_MADVISE, addr, uintptr(size), unix.MADV_DONTNEED)
+	if errno != 0 {
+		return errno
+	}
+	return nil
 }

@@ -245,12 +245,14 @@ func openDB(dir, path string, mode openMode) (*bolt.DB, error) {
 	// A filer has every top-level bucket from its first transaction on
 	// (modeCreate): a bbolt file without one is no filer, and the store
 	// would dereference the missing bucket.
-	// checkPages reads every page of the file: give them back as it goes
-	// (see mapReleaser), or a pass would start with the whole file
-	// resident.
-	rel := startMapReleaser(db, releaseCheckEvery)
 	err = db.View(func(tx *bolt.Tx) error {
-		if err := checkPages(tx); err != nil {
+		// checkPages reads every page of the file: give them back as it
+		// goes (see mapReleaser), or a pass would start with the whole
+		// file resident.
+		rel := startPinnedReleaser(tx, releaseCheckEvery)
+		err := checkPages(tx)
+		rel.close()
+		if err != nil {
 			return &DamagedError{Dir: dir, Path: path, Reason: err.Error()}
 		}
 		for _, name := range topBuckets {
@@ -260,7 +262,6 @@ func openDB(dir, path string, mode openMode) (*bolt.DB, error) {
 		}
 		return nil
 	})
-	rel.close()
 	if err != nil {
 		_ = db.Close()
 		return nil, err
