@@ -11,7 +11,7 @@ import (
 // (releaseMapped): releaseEvery while it serves a pass, releaseCheckEvery
 // while bbolt's consistency check reads the whole file at disk speed.
 const (
-	releaseEvery      = 50 * time.Millisecond
+	releaseEvery      = 20 * time.Millisecond
 	releaseCheckEvery = 5 * time.Millisecond
 )
 
