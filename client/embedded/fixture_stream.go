@@ -386,7 +386,7 @@ func (fs *fixtureStream) finishBucket(i int, b *bucketStream) error {
 	if b.existing != nil && *b.existing != rec {
 		return existsErr(fb.Name)
 	}
-	raw, err := json.Marshal(rec)
+	raw, err := encode(rec)
 	if err != nil {
 		return err
 	}
@@ -444,7 +444,7 @@ func (fs *fixtureStream) writeObject(b *bucketStream, fo FixtureObject) error {
 			vs[i+1].NoncurrentSinceNs = ts
 		}
 	}
-	raw, err := json.Marshal(rec)
+	raw, err := encode(rec)
 	if err != nil {
 		return err
 	}
@@ -479,7 +479,7 @@ func (fs *fixtureStream) writeUpload(b *bucketStream, u FixtureUpload) error {
 	if ups.Get(k) != nil {
 		return fmt.Errorf("upload %q of %q: listed twice", u.UploadID, u.Key)
 	}
-	raw, err := json.Marshal(uploadRecord{InitiatedNs: u.Initiated.UnixNano()})
+	raw, err := encode(uploadRecord{InitiatedNs: u.Initiated.UnixNano()})
 	if err != nil {
 		return err
 	}
