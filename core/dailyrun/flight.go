@@ -4,10 +4,25 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ilmctl/ilmctl/core/filer"
 )
 
-// defaultInFlight is Config.InFlight's default.
+// defaultInFlight is Config.InFlight's default for a store that does not
+// choose its own (filer.GroupCommitter).
 const defaultInFlight = 8
+
+// inFlight is how many deletes a shard keeps in flight: cfg's choice, else
+// the store's, else defaultInFlight.
+func inFlight(cfg Config) int {
+	if cfg.InFlight > 0 {
+		return cfg.InFlight
+	}
+	if g, ok := cfg.Store.(filer.GroupCommitter); ok && g.DeletesInFlight() > 0 {
+		return g.DeletesInFlight()
+	}
+	return defaultInFlight
+}
 
 // flight runs one shard's dispatches, up to limit at once, so the shard's
 // delete rate is bounded by the store and the rate limiter rather than by
@@ -52,10 +67,11 @@ type ticket struct {
 // newFlight is the pass's flight for one shard: inline for a dry run or
 // InFlight 1.
 func (p *pass) newFlight() *flight {
-	if p.cfg.DryRun || p.cfg.InFlight == 1 {
+	n := inFlight(p.cfg)
+	if p.cfg.DryRun || n == 1 {
 		return &flight{inline: true}
 	}
-	return newFlight(p.cfg.InFlight)
+	return newFlight(n)
 }
 
 func newFlight(limit int) *flight {

@@ -159,3 +159,33 @@ func TestFlightWorkers(t *testing.T) {
 		})
 	}
 }
+
+// groupStore is a fakeStore that asks for n deletes in flight.
+type groupStore struct {
+	*fakeStore
+	n int
+}
+
+func (g groupStore) DeletesInFlight() int { return g.n }
+
+// TestInFlightDefault: the operator's --deletes-in-flight wins; without
+// one a group-committing store chooses; otherwise 8.
+func TestInFlightDefault(t *testing.T) {
+	plain := newFakeStore()
+	for _, c := range []struct {
+		name  string
+		store filer.Store
+		cfg   int
+		want  int
+	}{
+		{"plain store, default", plain, 0, defaultInFlight},
+		{"plain store, chosen", plain, 3, 3},
+		{"group commit, default", groupStore{plain, 64}, 0, 64},
+		{"group commit, chosen", groupStore{plain, 64}, 1, 1},
+		{"group commit says 0", groupStore{plain, 0}, 0, defaultInFlight},
+	} {
+		if got := inFlight(Config{Store: c.store, InFlight: c.cfg}); got != c.want {
+			t.Errorf("%s: %d in flight, want %d", c.name, got, c.want)
+		}
+	}
+}

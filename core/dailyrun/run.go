@@ -62,8 +62,8 @@ type Config struct {
 	DryRun bool
 	// InFlight is how many deletes each shard keeps in flight at once,
 	// all under Limiter; a key's deletes are still sent one after the
-	// other, each once the previous has its outcome. 0 means 8; 1
-	// dispatches one at a time.
+	// other, each once the previous has its outcome. 0 means the store's
+	// choice (filer.GroupCommitter), else 8; 1 dispatches one at a time.
 	InFlight int
 	Retry    RetryPolicy
 	// PageSize is the walker's listing page size; 0 means 1000.
