@@ -570,3 +570,37 @@ func TestMergeSpans(t *testing.T) {
 		}
 	}
 }
+
+// A summary is never authority: a cursor whose ts_ns was moved back by
+// hand replays every event after it, and a rule edit rewinds the cursor
+// and drops the summary.
+func TestSummaryIgnoredWhenCursorMovedOrRulesChange(t *testing.T) {
+	st := newLoggedStore()
+	st.addBucket("logs", filer.VersioningOff)
+	snap := snapshotOf("logs", filer.VersioningOff, expireDays("r10", 10))
+	cold := ts("2026-11-30T12:00:00Z")
+	for i := range 64 {
+		st.put("logs", fmt.Sprintf("k%03d", i), "v1", cold.Add(-8*day+time.Duration(i)*time.Hour), 1)
+	}
+	st.clockNs = cold.UnixNano()
+	runStoreLogged(t, st, snap, cold, nil)
+	next := cold.Add(day)
+	st.clockNs = next.UnixNano()
+	if n := sumScanned(runStoreLogged(t, st, snap, next, nil)); n != 0 {
+		t.Fatalf("steady pass with summaries decided %d events, want 0", n)
+	}
+	// Every cursor moved back to the floor by hand, summaries kept.
+	floor := next.Add(-engine.MaxEffectiveTTL(snap)).UnixNano()
+	rewriteCursors(t, st, func(c *Cursor) { c.TsNs = floor })
+	if n := sumScanned(runStoreLogged(t, st, snap, next, nil)); n != 64 {
+		t.Errorf("after moving the cursors back the pass decided %d events, want all 64", n)
+	}
+	// A rule edit: recovery walk, cursor rewound without a summary.
+	edited := snapshotOf("logs", filer.VersioningOff, expireDays("r11", 11))
+	res := runStoreLogged(t, st, edited, next, nil)
+	for _, s := range res.Shards {
+		if s.Recovery != RecoveryRuleEdit || s.Cursor.Summary != nil {
+			t.Fatalf("shard %d after a rule edit: recovery %q, summary %+v", s.Shard, s.Recovery, s.Cursor.Summary)
+		}
+	}
+}
