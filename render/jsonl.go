@@ -112,6 +112,21 @@ func (s *ActionStream) Summary(rep RunReport) error {
 	return s.err
 }
 
+// Flush writes the queued lines now. Call it when the pass has returned,
+// before writing anything else to the same terminal or log, so nothing
+// the stream still held comes out after it.
+func (s *ActionStream) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if err := s.flush(); err != nil {
+		s.err = fmt.Errorf("write -o jsonl after %d actions: %w", s.actions, err)
+	}
+	return s.err
+}
+
 // Err is the first write error, if any.
 func (s *ActionStream) Err() error {
 	s.mu.Lock()

@@ -245,6 +245,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	obs := o.observe(&cfg, sinks, format, stderr)
 	res, err := dailyrun.Run(runCtx, cfg)
 	obs.stopProgress()
+	sink.flush() // -o jsonl: every action line out before the lines below
 	if err != nil {
 		return err
 	}
