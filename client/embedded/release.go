@@ -7,25 +7,32 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// How often an open filer gives back the pages of filer.db it has read
-// (releaseMapped): releaseEvery while it serves a pass, releaseCheckEvery
-// while bbolt's consistency check reads the whole file at disk speed.
+// How often an open filer looks at how much of filer.db it holds
+// resident: releaseEvery while it serves a pass, releaseCheckEvery while
+// bbolt's consistency check reads the whole file at disk speed. It gives
+// the pages back (releaseMapped) once the process's file-backed resident
+// memory (its binary's pages included, about 25 MiB) passes
+// releaseBudget.
 const (
 	releaseEvery      = 20 * time.Millisecond
 	releaseCheckEvery = 5 * time.Millisecond
+	releaseBudget     = 48 << 20
 )
 
 // mapReleaser keeps a process's resident memory from growing with the
 // database it reads: bbolt maps the whole of filer.db, and every page a
 // walk or replay touches stays resident (and counts in RSS) until the
 // process ends, so a pass over a 1M-version filer would hold the ~1 GB
-// file. Every releaseEvery it drops the mapped pages (see releaseMapped);
-// the pages a pass reads again come back from the page cache. Peak RSS
-// then stays near the heap plus what the pass touched in one interval.
+// file. When the file-backed part of the resident set passes
+// releaseBudget it drops the mapped pages (see releaseMapped); the pages a
+// pass reads again come back from the page cache as minor faults. Peak
+// RSS then stays near the heap plus the budget.
 //
-// A release over a map with few resident pages costs well under a
-// millisecond, and the pages read again after it (the B+tree's branch
-// pages, mostly) come back as minor faults.
+// Releasing on a budget rather than on every tick matters: the pages read
+// again after a release (the B+tree's branch pages, mostly) each cost a
+// fault, and releasing every 20ms cost a 1M-version cold pass about 16
+// CPU-seconds and `filer load` about 25 (most of it system time); on the
+// budget a release comes once per ~20 MiB of pages newly read.
 type mapReleaser struct {
 	stop chan struct{}
 	once sync.Once
@@ -36,7 +43,11 @@ type mapReleaser struct {
 // stopped. A failed release is not an error of the filer: memory is left
 // to the kernel, as without the releaser.
 func startMapReleaser(db *bolt.DB, every time.Duration) *mapReleaser {
-	return startReleaser(func() { _ = releaseMapped(db) }, every)
+	return startReleaser(func() {
+		if fileResidentOver(releaseBudget) {
+			_ = releaseMapped(db)
+		}
+	}, every)
 }
 
 // startPinnedReleaser releases the map of tx's database, which tx keeps
@@ -45,7 +56,11 @@ func startMapReleaser(db *bolt.DB, every time.Duration) *mapReleaser {
 // begun while it runs. It must be closed before tx ends.
 func startPinnedReleaser(tx *bolt.Tx, every time.Duration) *mapReleaser {
 	addr, size := tx.DB().Info().Data, tx.Size()
-	return startReleaser(func() { _ = releaseRange(addr, size) }, every)
+	return startReleaser(func() {
+		if fileResidentOver(releaseBudget) {
+			_ = releaseRange(addr, size)
+		}
+	}, every)
 }
 
 func startReleaser(release func(), every time.Duration) *mapReleaser {

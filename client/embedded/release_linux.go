@@ -3,6 +3,10 @@
 package embedded
 
 import (
+	"bytes"
+	"os"
+	"strconv"
+
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/sys/unix"
 )
@@ -30,4 +34,24 @@ func releaseRange(addr uintptr, size int64) error {
 		return errno
 	}
 	return nil
+}
+
+// fileResidentOver reports whether this process's file-backed resident
+// memory (the third field of /proc/self/statm, in pages: mapped files and
+// shared memory) exceeds budget bytes; true when it cannot tell, so the
+// releaser errs toward releasing.
+func fileResidentOver(budget int64) bool {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return true
+	}
+	f := bytes.Fields(b)
+	if len(f) < 3 {
+		return true
+	}
+	pages, err := strconv.ParseInt(string(f[2]), 10, 64)
+	if err != nil {
+		return true
+	}
+	return pages*int64(os.Getpagesize()) > budget
 }
