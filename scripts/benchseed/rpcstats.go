@@ -16,27 +16,34 @@ import (
 
 // rpcStats counts a pass's gRPC calls by method: calls, the time spent
 // waiting for them (summed over concurrent calls), stream messages
-// received and the most calls of the method in flight at once. It says
+// received, the most calls of the method in flight at once, and when the
+// first started and the last ended. It says
 // how much of a pass is round trips and how much the server is kept busy.
 type rpcStats struct {
-	mu sync.Mutex
-	m  map[string]*methodStats
+	start time.Time
+	mu    sync.Mutex
+	m     map[string]*methodStats
 }
 
 type methodStats struct {
 	calls, msgs      atomic.Int64
 	waitNs           atomic.Int64
 	inFlight, maxFly atomic.Int64
+	// firstNs and lastNs are the first call's start and the last call's
+	// end, after rpcStats.start: when in the pass the method was used.
+	firstNs, lastNs atomic.Int64
+	start           time.Time
 }
 
-func newRPCStats() *rpcStats { return &rpcStats{m: map[string]*methodStats{}} }
+func newRPCStats() *rpcStats { return &rpcStats{start: time.Now(), m: map[string]*methodStats{}} }
 
 func (r *rpcStats) method(name string) *methodStats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ms := r.m[name]
 	if ms == nil {
-		ms = &methodStats{}
+		ms = &methodStats{start: r.start}
+		ms.firstNs.Store(int64(time.Since(r.start)))
 		r.m[name] = ms
 	}
 	return ms
@@ -57,6 +64,13 @@ func (ms *methodStats) begin() time.Time {
 func (ms *methodStats) end(t0 time.Time) {
 	ms.inFlight.Add(-1)
 	ms.waitNs.Add(int64(time.Since(t0)))
+	now := int64(time.Since(ms.start))
+	for {
+		old := ms.lastNs.Load()
+		if now <= old || ms.lastNs.CompareAndSwap(old, now) {
+			break
+		}
+	}
 }
 
 func (r *rpcStats) dialOptions() []grpc.DialOption {
@@ -111,13 +125,14 @@ func (r *rpcStats) print(w io.Writer, wall time.Duration) {
 	}
 	r.mu.Unlock()
 	sort.Slice(names, func(i, j int) bool { return r.m[names[i]].calls.Load() > r.m[names[j]].calls.Load() })
-	fmt.Fprintf(w, "%-28s %9s %10s %11s %9s %8s\n", "rpc", "calls", "msgs_recv", "wait_s", "avg_ms", "max_fly")
+	fmt.Fprintf(w, "%-28s %9s %10s %11s %9s %8s %8s %8s\n", "rpc", "calls", "msgs_recv", "wait_s", "avg_ms", "max_fly", "first_s", "last_s")
 	for _, n := range names {
 		ms := r.m[n]
 		c := ms.calls.Load()
 		wait := time.Duration(ms.waitNs.Load())
-		fmt.Fprintf(w, "%-28s %9d %10d %11.1f %9.3f %8d\n", path.Base(n), c, ms.msgs.Load(), wait.Seconds(),
-			float64(wait.Microseconds())/1000/float64(max(c, 1)), ms.maxFly.Load())
+		fmt.Fprintf(w, "%-28s %9d %10d %11.1f %9.3f %8d %8.1f %8.1f\n", path.Base(n), c, ms.msgs.Load(), wait.Seconds(),
+			float64(wait.Microseconds())/1000/float64(max(c, 1)), ms.maxFly.Load(),
+			time.Duration(ms.firstNs.Load()).Seconds(), time.Duration(ms.lastNs.Load()).Seconds())
 	}
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
