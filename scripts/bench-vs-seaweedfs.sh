@@ -7,8 +7,8 @@
 # 2. Starts two fresh SeaweedFS servers on loopback with non-default ports
 #    (A and B below; the default 8888/8333 instance is never touched).
 # 3. Seeds A with a deterministic dataset (benchseed seed: about 121k
-#    versions, delete markers and uploads over 8 buckets and 10 rules per
-#    BENCH_SCALE — Expiration Days on versioned and unversioned buckets,
+#    versions, delete markers and uploads times BENCH_SCALE, over 8 buckets
+#    and 10 rules — Expiration Days on versioned and unversioned buckets,
 #    NoncurrentDays, NewerNoncurrentVersions, a tag filter,
 #    ExpiredObjectDeleteMarker, AbortIncompleteMultipartUpload — with the
 #    due part backdated through the filer), copies A's stopped data
@@ -30,7 +30,8 @@
 #    on a shared machine, compare CPU seconds rather than wall time.
 #
 # Environment (defaults):
-#   BENCH_SCALE=1          dataset multiplier (1 = 121k versions)
+#   BENCH_SCALE=1          dataset multiplier (1 = 121k versions; 4 = 484k,
+#                          whose seeding alone takes 30-50 minutes on 2 cores)
 #   BENCH_DIR=/tmp/ilmctl-bench   binaries, listings, logs, profiles, and
 #                          both servers' state (server-a/, server-b/)
 #   BENCH_PROFILE=0        1 = run ilmctl under benchseed profile-run and
