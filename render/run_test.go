@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -151,19 +153,98 @@ func (f *failAfter) Write(p []byte) (int, error) {
 }
 
 // After a failed write the stream writes nothing more and says how far it
-// got.
+// got; what it wrote before is whole lines.
 func TestActionStreamWriteError(t *testing.T) {
 	w := &failAfter{n: 1}
 	s := NewActionStream(w)
-	for i := 0; i < 3; i++ {
-		s.Action(dailyrun.Action{Bucket: "b", Key: "k", Outcome: "DONE"})
+	key := strings.Repeat("k", 1000)
+	n := 0
+	for s.Err() == nil {
+		s.Action(dailyrun.Action{Bucket: "b", Key: key, Outcome: "DONE"})
+		n++
+		if n > 1000 {
+			t.Fatal("no write error after 1000 actions of 1 KiB")
+		}
 	}
 	err := s.Summary(RunReport{})
-	if err == nil || err.Error() != "write -o jsonl after 1 actions: broken pipe" || !errors.Is(err, s.Err()) {
-		t.Fatalf("err = %v", err)
+	want := fmt.Sprintf("write -o jsonl after %d actions: broken pipe", n)
+	if err == nil || err.Error() != want || !errors.Is(err, s.Err()) {
+		t.Fatalf("err = %v, want %s", err, want)
 	}
-	if strings.Count(w.buf.String(), "\n") != 1 {
-		t.Errorf("written: %q", w.buf.String())
+	out := w.buf.String()
+	if lines := strings.Count(out, "\n"); lines == 0 || lines >= n || !strings.HasSuffix(out, "\n") {
+		t.Errorf("wrote %d bytes, %d lines of %d actions: want whole lines, fewer than all", len(out), lines, n)
+	}
+}
+
+// signalWriter reports each Write on wrote.
+type signalWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	wrote chan struct{}
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	select {
+	case w.wrote <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+// Lines are batched, but a line is not held back waiting for the next
+// action: the timer writes it on its own, and Summary writes the rest.
+func TestActionStreamFlushes(t *testing.T) {
+	w := &signalWriter{wrote: make(chan struct{}, 1)}
+	s := NewActionStream(w)
+	s.Action(dailyrun.Action{Bucket: "b", Key: "k1", Outcome: "DONE"})
+	s.Action(dailyrun.Action{Bucket: "b", Key: "k2", Outcome: "DONE"})
+	select {
+	case <-w.wrote:
+	case <-time.After(time.Minute): // the flush comes after 100ms; this only bounds a broken test
+		t.Fatal("queued lines never written without another action")
+	}
+	w.mu.Lock()
+	if got := strings.Count(w.buf.String(), "\n"); got != 2 {
+		t.Errorf("after the timed flush: %d lines, want 2 in one write: %q", got, w.buf.String())
+	}
+	w.mu.Unlock()
+	s.Action(dailyrun.Action{Bucket: "b", Key: "k3", Outcome: "DONE"})
+	if err := s.Summary(RunReport{}); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lines := strings.Split(strings.TrimSuffix(w.buf.String(), "\n"), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[2], `"key":"k3"`) || !strings.Contains(lines[3], `"type":"summary"`) {
+		t.Errorf("lines %q, want k1, k2, k3, summary", lines)
+	}
+}
+
+// Each line is what encoding/json writes for it (goccy/go-json encodes).
+func TestActionStreamMatchesStdlib(t *testing.T) {
+	a := dailyrun.Action{Bucket: "b<&>", Key: "k/\u2028\xff\"x\"", Outcome: "ERROR", Err: errors.New("boom <x> \u2028")}
+	var got bytes.Buffer
+	s := NewActionStream(&got)
+	s.Action(a)
+	rep := RunReport{Status: "ok"}
+	if err := s.Summary(rep); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ActionLine{Type: LineAction, ActionReport: NewActionReport(a)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Encode(SummaryLine{Type: LineSummary, RunReport: rep}); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("got\n%s\nwant\n%s", got.String(), want.String())
 	}
 }
 

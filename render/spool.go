@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 )
 
@@ -19,7 +21,7 @@ import (
 type ActionSpool struct {
 	f   *os.File
 	w   *bufio.Writer
-	enc *json.Encoder
+	enc *gojson.Encoder // same bytes as encoding/json, cheaper (see ActionStream)
 	n   int64
 	err error
 }
@@ -33,7 +35,7 @@ func NewActionSpool(dir string) (*ActionSpool, error) {
 	}
 	_ = os.Remove(f.Name()) // unlinked: the open file lives on until Close
 	s := &ActionSpool{f: f, w: bufio.NewWriterSize(f, 1<<16)}
-	s.enc = json.NewEncoder(s.w)
+	s.enc = gojson.NewEncoder(s.w)
 	s.enc.SetEscapeHTML(false)
 	return s, nil
 }

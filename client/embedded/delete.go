@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -227,7 +226,7 @@ func (m *mutation) store(obj objectRecord) error {
 	if len(obj.Versions) == 0 {
 		return b.Delete([]byte(m.key))
 	}
-	raw, err := json.Marshal(obj)
+	raw, err := encode(obj)
 	if err != nil {
 		return err
 	}

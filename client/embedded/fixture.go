@@ -114,7 +114,8 @@ type RejectedLifecycle struct {
 }
 
 // ErrBucketExists is returned when a fixture names a bucket the filer
-// already holds.
+// already holds with another versioning, object lock or lifecycle
+// configuration (one that repeats them adds its objects to the bucket).
 var ErrBucketExists = errors.New("bucket already exists")
 
 // LoadFixture decodes a Fixture from r, validates it, and writes its

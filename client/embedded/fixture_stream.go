@@ -187,6 +187,13 @@ func noEOF(err error) error {
 	return err
 }
 
+// existsErr is the refusal of a bucket the filer holds with another
+// configuration.
+func existsErr(name string) error {
+	return hint.With(fmt.Errorf("bucket %q: %w", name, ErrBucketExists),
+		"to add objects to it, repeat its versioning, object_lock and lifecycle_xml exactly; else load into a fresh --filer directory")
+}
+
 // bucketStream is one bucket on its way in.
 type bucketStream struct {
 	fb       FixtureBucket
@@ -195,6 +202,9 @@ type bucketStream struct {
 	streamed bool            // objects or uploads were written as decoded
 	objects  int             // objects written, for error positions
 	uploads  int
+	// existing is the filer's record of the bucket when it held it
+	// before this load: the fixture adds objects and uploads to it.
+	existing *bucketRecord
 }
 
 func (fs *fixtureStream) bucket(i int) error {
@@ -319,10 +329,19 @@ func (fs *fixtureStream) startBucket(i int, b *bucketStream) error {
 	if err != nil {
 		return err
 	}
-	if _, exists, err := getBucket(tx, fb.Name); err != nil {
+	if rec, exists, err := getBucket(tx, fb.Name); err != nil {
 		return err
 	} else if exists {
-		return hint.With(fmt.Errorf("bucket %q: %w", fb.Name, ErrBucketExists), "load into a fresh --filer directory")
+		// Adding to a bucket the filer holds is allowed only when the
+		// fixture repeats its configuration; lifecycle_xml and
+		// object_lock may come later in the stream and are compared
+		// when the bucket ends (finishBucket).
+		if vs, _ := bucketVersioning(fb.Versioning); vs != rec.Versioning {
+			return existsErr(fb.Name)
+		}
+		b.existing = &rec
+		b.started = true
+		return nil
 	}
 	if _, err := tx.Bucket(bktObjects).CreateBucket([]byte(fb.Name)); err != nil {
 		return fmt.Errorf("bucket %q: object index: %w", fb.Name, err)
@@ -363,7 +382,11 @@ func (fs *fixtureStream) finishBucket(i int, b *bucketStream) error {
 		}
 	}
 	vs, _ := bucketVersioning(fb.Versioning)
-	raw, err := json.Marshal(bucketRecord{Versioning: vs, ObjectLock: fb.ObjectLock, LifecycleXML: fb.LifecycleXML})
+	rec := bucketRecord{Versioning: vs, ObjectLock: fb.ObjectLock, LifecycleXML: fb.LifecycleXML}
+	if b.existing != nil && *b.existing != rec {
+		return existsErr(fb.Name)
+	}
+	raw, err := encode(rec)
 	if err != nil {
 		return err
 	}
@@ -401,6 +424,9 @@ func (fs *fixtureStream) writeObject(b *bucketStream, fo FixtureObject) error {
 	}
 	objs := objectsOf(tx, b.fb.Name)
 	if objs.Get([]byte(fo.Key)) != nil {
+		if b.existing != nil {
+			return fmt.Errorf("object %q: listed twice, or already in the filer", fo.Key)
+		}
 		return fmt.Errorf("object %q: listed twice", fo.Key)
 	}
 	// Oldest first: each version's put, then its predecessor's demotion
@@ -418,7 +444,7 @@ func (fs *fixtureStream) writeObject(b *bucketStream, fo FixtureObject) error {
 			vs[i+1].NoncurrentSinceNs = ts
 		}
 	}
-	raw, err := json.Marshal(rec)
+	raw, err := encode(rec)
 	if err != nil {
 		return err
 	}
@@ -453,7 +479,7 @@ func (fs *fixtureStream) writeUpload(b *bucketStream, u FixtureUpload) error {
 	if ups.Get(k) != nil {
 		return fmt.Errorf("upload %q of %q: listed twice", u.UploadID, u.Key)
 	}
-	raw, err := json.Marshal(uploadRecord{InitiatedNs: u.Initiated.UnixNano()})
+	raw, err := encode(uploadRecord{InitiatedNs: u.Initiated.UnixNano()})
 	if err != nil {
 		return err
 	}

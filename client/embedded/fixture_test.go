@@ -156,7 +156,7 @@ func TestLoadFixtureAtomic(t *testing.T) {
 	_, err := f.LoadFixture(ctx, strings.NewReader(`{"buckets":[
 	  {"name":"alpha","versioning":"Enabled","objects":[{"key":"k","versions":[{"mtime":"2026-01-01T00:00:00Z"}]}]},
 	  {"name":"zeta"}]}`))
-	if !errors.Is(err, ErrBucketExists) || !strings.HasSuffix(err.Error(), `bucket "zeta": bucket already exists`) || !slices.Equal(hint.All(err), []string{"load into a fresh --filer directory"}) {
+	if !errors.Is(err, ErrBucketExists) || !strings.HasSuffix(err.Error(), `bucket "zeta": bucket already exists`) || !slices.Equal(hint.All(err), []string{"to add objects to it, repeat its versioning, object_lock and lifecycle_xml exactly; else load into a fresh --filer directory"}) {
 		t.Fatalf("err = %v, want ErrBucketExists naming zeta", err)
 	}
 	bs, _ := f.ListBuckets(ctx)
@@ -230,5 +230,40 @@ func TestLoadFixtureFieldOrder(t *testing.T) {
 				t.Errorf("versions = %v", got)
 			}
 		})
+	}
+}
+
+// A fixture that repeats a bucket's configuration adds its new keys to it,
+// each with its meta-log history; another configuration, or a key the
+// bucket holds, is refused and leaves the filer as it was.
+func TestLoadFixtureAddsToBucket(t *testing.T) {
+	ctx := context.Background()
+	xml := `<LifecycleConfiguration><Rule><ID>r</ID><Filter><Prefix></Prefix></Filter><Status>Enabled</Status><Expiration><Days>3</Days></Expiration></Rule></LifecycleConfiguration>`
+	bucket := func(versioning, keys string) string {
+		return `{"buckets":[{"name":"b","versioning":"` + versioning + `","lifecycle_xml":"` + strings.ReplaceAll(xml, `"`, `\"`) + `","objects":[` + keys + `]}]}`
+	}
+	f := openTest(t, Options{})
+	loadTest(t, f, bucket("Enabled", `{"key":"a","versions":[{"mtime":"2026-01-01T00:00:00Z"}]}`))
+	before := allEvents(t, f, -1)
+	loadTest(t, f, bucket("Enabled", `{"key":"c","versions":[{"mtime":"2026-01-03T00:00:00Z"},{"mtime":"2026-01-04T00:00:00Z"}]}`))
+	objs, _, err := f.ListObjects(ctx, "b", "", 10)
+	if err != nil || len(objs) != 2 || objs[1].Key != "c" || len(objs[1].Versions) != 2 {
+		t.Fatalf("objects after adding: %+v, %v", objs, err)
+	}
+	if after := allEvents(t, f, -1); len(after) != len(before)+3 {
+		t.Errorf("meta-log grew from %d to %d events, want 3 more (two puts, one demotion)", len(before), len(after))
+	}
+	for _, tc := range []struct{ name, fixture, want string }{
+		{"other versioning", bucket("Suspended", `{"key":"d","versions":[{"mtime":"2026-01-05T00:00:00Z"}]}`), "bucket already exists"},
+		{"other lifecycle", `{"buckets":[{"name":"b","versioning":"Enabled","objects":[{"key":"d","versions":[{"mtime":"2026-01-05T00:00:00Z"}]}]}]}`, "bucket already exists"},
+		{"key already there", bucket("Enabled", `{"key":"a","versions":[{"mtime":"2026-01-05T00:00:00Z"}]}`), "already in the filer"},
+	} {
+		n := len(allEvents(t, f, -1))
+		if _, err := f.LoadFixture(ctx, strings.NewReader(tc.fixture)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+		if got := len(allEvents(t, f, -1)); got != n {
+			t.Errorf("%s: meta-log grew from %d to %d events", tc.name, n, got)
+		}
 	}
 }

@@ -13,6 +13,18 @@ import (
 // maxGroupCommit bounds how many deletes share one commit.
 const maxGroupCommit = 512
 
+// deletesInFlight is what the filer asks each shard of a pass to keep in
+// flight (filer.GroupCommitter): 16 shards × 64 fill a group of up to
+// maxGroupCommit while the previous one commits. Measured on a real 1M-
+// version cold pass (2 cores, loaded machine): 69 s with 64 against 148 s
+// with the networked stores' 8, system time 7.9 s against 21.3 s.
+const deletesInFlight = 64
+
+var _ filer.GroupCommitter = (*Filer)(nil)
+
+// DeletesInFlight implements filer.GroupCommitter.
+func (f *Filer) DeletesInFlight() int { return deletesInFlight }
+
 // errFilerClosed is a delete submitted after Close.
 var errFilerClosed = errors.New("embedded filer: closed")
 

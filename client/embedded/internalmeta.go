@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -120,7 +119,7 @@ func (f *Filer) UpdateInternalMetadata(ctx context.Context, bucket, key, version
 		maps.Copy(v.InternalMetadata, set)
 		v.MetaGeneration++
 		next = v.MetaGeneration
-		raw, err := json.Marshal(rec)
+		raw, err := encode(rec)
 		if err != nil {
 			return err
 		}

@@ -222,7 +222,10 @@ func buildDB(ctx context.Context, dir, path string, r io.Reader, hook func(LoadP
 	// Nothing reads this database before the rename: it commits in
 	// batches without an fsync each, and is synced once, whole, below.
 	db.NoSync = true
+	rel := startMapReleaser(db, releaseEvery)
+	defer rel.close() // before the deferred db.Close: defers run last first
 	sum, err := loadStream(ctx, db, r, true, hook)
+	rel.close()
 	if err != nil {
 		return sum, err
 	}

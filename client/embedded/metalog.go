@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"context"
-	"encoding/json"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -27,7 +26,7 @@ func nextTsNs(tx *bolt.Tx, now int64) int64 {
 // putEvent writes ev at ev.TsNs; callers get ev.TsNs from nextTsNs (or, for
 // fixtures, from a slot known to be free).
 func putEvent(tx *bolt.Tx, ev filer.Event) error {
-	raw, err := json.Marshal(eventRecord{
+	raw, err := encode(eventRecord{
 		Type:      ev.Type,
 		Bucket:    ev.Bucket,
 		Key:       ev.Key,

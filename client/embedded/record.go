@@ -2,10 +2,10 @@ package embedded
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -95,12 +95,23 @@ func (o objectRecord) toObject(key string) filer.Object {
 	return obj
 }
 
+// Records are read and written with github.com/goccy/go-json rather than
+// encoding/json: it reads and writes the same JSON for these types
+// (TestRecordCodecMatchesStdlib) about four times faster, and decoding
+// records was the largest single cost of a pass over the embedded filer.
+
+// decode reads one record into v; the error names what (e.g. "object
+// bucket/key") and wraps the decoder's.
 func decode(what string, raw []byte, v any) error {
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := gojson.Unmarshal(raw, v); err != nil {
 		return fmt.Errorf("embedded filer: corrupt %s record: %w", what, err)
 	}
 	return nil
 }
+
+// encode writes one record as compact JSON, byte for byte what
+// encoding/json.Marshal writes for it.
+func encode(v any) ([]byte, error) { return gojson.Marshal(v) }
 
 func tsKey(tsNs int64) []byte {
 	var b [8]byte

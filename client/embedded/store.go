@@ -118,6 +118,7 @@ type Filer struct {
 	// subscribeBatch is how many meta-log events SubscribeMetadata reads per
 	// read transaction; no transaction is held while fn runs.
 	subscribeBatch int
+	release        *mapReleaser
 }
 
 var _ filer.Store = (*Filer)(nil)
@@ -163,6 +164,7 @@ func newFiler(db *bolt.DB, dir string, opts Options) *Filer {
 	}
 	f := &Filer{db: db, dir: dir, clock: clock, hook: opts.DeleteHook, subscribeBatch: 1000}
 	f.deletes = newGroupCommit(f, opts.BeforeCommit)
+	f.release = startMapReleaser(db, releaseEvery)
 	return f
 }
 
@@ -244,7 +246,13 @@ func openDB(dir, path string, mode openMode) (*bolt.DB, error) {
 	// (modeCreate): a bbolt file without one is no filer, and the store
 	// would dereference the missing bucket.
 	err = db.View(func(tx *bolt.Tx) error {
-		if err := checkPages(tx); err != nil {
+		// checkPages reads every page of the file: give them back as it
+		// goes (see mapReleaser), or a pass would start with the whole
+		// file resident.
+		rel := startPinnedReleaser(tx, releaseCheckEvery)
+		err := checkPages(tx)
+		rel.close()
+		if err != nil {
 			return &DamagedError{Dir: dir, Path: path, Reason: err.Error()}
 		}
 		for _, name := range topBuckets {
@@ -258,6 +266,7 @@ func openDB(dir, path string, mode openMode) (*bolt.DB, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	_ = releaseMapped(db)
 	return db, nil
 }
 
@@ -267,5 +276,6 @@ func (f *Filer) Dir() string { return f.dir }
 // Close releases the database file and its lock.
 func (f *Filer) Close() error {
 	f.deletes.close()
+	f.release.close()
 	return f.db.Close()
 }

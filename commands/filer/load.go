@@ -46,7 +46,9 @@ The load is all or nothing, even if ilmctl is killed (kill -9, power loss):
     and 'run' say "no filer at DIR"); a bad fixture leaves nothing behind.
   - DIR with a filer.db: the fixture is added in one transaction; a bad
     fixture or a kill leaves the filer as it was. A bucket the filer already
-    holds is an error; load into a fresh --filer directory.
+    holds gets the fixture's objects and uploads (new keys only) when the
+    fixture repeats its versioning, object_lock and lifecycle_xml exactly;
+    otherwise it is an error.
 A filer.db.ilmctl-load-* file left by a killed load is never read as a
 filer; the next load into DIR removes it and says so. Two loads into one
 DIR at once: the second fails and changes nothing.`,

@@ -54,6 +54,14 @@ func streamActions(format render.Format, cfg *dailyrun.Config, stdout io.Writer)
 	return sink, nil
 }
 
+// flush writes the -o jsonl lines still queued; a write error is kept in
+// the stream and reported with its summary.
+func (s *actionSink) flush() {
+	if s.stream != nil {
+		_ = s.stream.Flush()
+	}
+}
+
 // writeReport writes the pass's report on stdout in format; for -o jsonl
 // the actions are already out and the summary line ends the stream.
 func writeReport(stdout io.Writer, format render.Format, rep render.RunReport, sink *actionSink) error {

@@ -166,7 +166,7 @@ configuration was rejected (the bucket got no action). 3 wins over 4.`,
 	f.Float64Var(&o.deletesPerSecond, "deletes-per-second", 0, "cluster-wide lifecycle delete rate cap; 0 = unlimited")
 	f.IntVar(&o.burst, "burst", 0, "cluster-wide token-bucket burst; 0 = twice the rate")
 	f.IntVar(&o.workers, "workers", 1, "workers sharing the cluster rate; this one takes rate/workers")
-	f.IntVar(&o.inFlight, "deletes-in-flight", 8, "deletes each shard keeps in flight at once (a key's one after the other), all under --deletes-per-second")
+	f.IntVar(&o.inFlight, "deletes-in-flight", 0, "deletes each shard keeps in flight at once (a key's one after the other), all under --deletes-per-second; 0 = the filer's choice: 64 on the embedded filer, whose deletes share commits, 8 on seaweedfs:// and s3://")
 	f.DurationVar(&o.walkerInterval, "walker-interval", 0, "minimum time between steady-state walks per shard; 0 = every pass")
 	f.DurationVar(&o.metaLogRetention, "meta-log-retention", 0, "how far back the filer's meta-log reaches; rules with longer TTLs are walked; 0 = unbounded")
 	f.StringVar(&o.dueRounding, "due-rounding", "aws", "due time rounding: aws (next midnight UTC) or exact (SeaweedFS)")
@@ -245,6 +245,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	obs := o.observe(&cfg, sinks, format, stderr)
 	res, err := dailyrun.Run(runCtx, cfg)
 	obs.stopProgress()
+	sink.flush() // -o jsonl: every action line out before the lines below
 	if err != nil {
 		return err
 	}
@@ -357,8 +358,8 @@ func (o *options) config() (dailyrun.Config, error) {
 	if err != nil {
 		return cfg, cmdutil.Usage("%v", err)
 	}
-	if o.inFlight < 1 || o.inFlight > 1024 {
-		return cfg, cmdutil.Usage("--deletes-in-flight %d must be between 1 and 1024 (default 8)", o.inFlight)
+	if o.inFlight < 0 || o.inFlight > 1024 {
+		return cfg, cmdutil.Usage("--deletes-in-flight %d must be between 1 and 1024, or 0 for the filer's choice", o.inFlight)
 	}
 	cfg.Shards, cfg.Limiter, cfg.DryRun, cfg.InFlight = shards, lim, o.dryRun, o.inFlight
 	cfg.WalkerInterval, cfg.MetaLogRetention = o.walkerInterval, o.metaLogRetention

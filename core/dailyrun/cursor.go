@@ -38,6 +38,11 @@ type Cursor struct {
 	// worker's; Own.Present is false in a file that worker wrote (it drops
 	// fields it does not know) and wherever RuleSetHash is already ilmctl's.
 	Own OwnHashes
+	// Summary, when set, says what lies between TsNs and the point the
+	// saving pass decided through, so the next pass replays only what is
+	// due and what is new (docs/design/daily-run.md#pending-summary). nil
+	// when absent: the next pass replays everything after TsNs.
+	Summary *Summary
 }
 
 // OwnHashes are ilmctl's ReplayContentHash and PromotedHash, kept in a
@@ -61,6 +66,9 @@ type cursorFile struct {
 	// that worker saved.
 	IlmctlRuleSetHash  []byte `json:"ilmctl_rule_set_hash,omitempty"`
 	IlmctlPromotedHash []byte `json:"ilmctl_promoted_hash,omitempty"`
+	// The pending summary (Summary); SeaweedFS's worker drops it with the
+	// hashes above.
+	IlmctlSummary *summaryFile `json:"ilmctl_summary,omitempty"`
 }
 
 // CursorPath returns the filer path of shard's cursor file.
@@ -116,6 +124,13 @@ func DecodeCursor(data []byte, shard int) (Cursor, error) {
 		return bad("ilmctl hashes are %d and %d bytes, want 32", len(f.IlmctlRuleSetHash), len(f.IlmctlPromotedHash))
 	}
 	c := Cursor{TsNs: f.TsNs, LastWalkedNs: f.LastWalkedNs}
+	if f.IlmctlSummary != nil {
+		sum, err := f.IlmctlSummary.decode()
+		if err != nil {
+			return bad("ilmctl_summary: %v", err)
+		}
+		c.Summary = sum
+	}
 	copy(c.RuleSetHash[:], f.RuleSetHash)
 	copy(c.PromotedHash[:], f.PromotedHash)
 	if f.IlmctlRuleSetHash != nil {
@@ -138,6 +153,9 @@ func EncodeCursor(c Cursor, shard int) []byte {
 	}
 	if c.Own.Present {
 		f.IlmctlRuleSetHash, f.IlmctlPromotedHash = c.Own.RuleSet[:], c.Own.Promoted[:]
+	}
+	if c.Summary != nil {
+		f.IlmctlSummary = c.Summary.encode()
 	}
 	data, _ := json.Marshal(f)
 	return append(data, '\n')

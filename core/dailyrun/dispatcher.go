@@ -146,6 +146,8 @@ type dispatchJob struct {
 	req     filer.DeleteRequest
 	vt      *versionTarget
 	seenKey string
+	// onOutcome, when set, sees the store's outcome of the dispatch.
+	onOutcome func(filer.Outcome)
 }
 
 // prepare counts a match and, when it is due and its target was not
@@ -182,8 +184,12 @@ func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Uplo
 	// replay of its event; or on two events of one key that different
 	// shards replay, see EventShard) is not dispatched again.
 	seenKey := bucket + "\x00" + a.Key + "\x00" + a.VersionID + "\x00" + a.UploadID
-	if p.dispatched(seenKey) {
-		return nil, false
+	if done, noop := p.dispatchedNoop(seenKey); done {
+		// A dispatch that ended NOOP_RESOLVED found the target changed
+		// (often by another delete of this pass on the same key): this
+		// match is left for the next pass, which decides it on the key
+		// as it is then, so it counts as pending (due already).
+		return nil, noop
 	}
 	return &dispatchJob{a: a, req: req, vt: vt, seenKey: seenKey}, false
 }
@@ -248,12 +254,31 @@ func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) erro
 		}
 	}
 	a.Outcome = out
+	if job.onOutcome != nil {
+		job.onOutcome(out)
+	}
 	p.record(s, a)
 	if !out.Completes() {
 		return &errDispatch{outcome: out, target: target}
 	}
 	p.markDispatched(job.seenKey)
+	if out == filer.OutcomeNoopResolved {
+		p.mu.Lock()
+		p.noops.add(job.seenKey)
+		p.mu.Unlock()
+	}
 	return nil
+}
+
+// dispatchedNoop reports whether a shard completed key's dispatch this
+// pass and whether that dispatch ended NOOP_RESOLVED.
+func (p *pass) dispatchedNoop(key string) (done, noop bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.seen.has(key) {
+		return false, false
+	}
+	return true, p.noops.has(key)
 }
 
 // dispatched reports whether a shard completed key's dispatch this pass.

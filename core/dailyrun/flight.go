@@ -4,10 +4,25 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ilmctl/ilmctl/core/filer"
 )
 
-// defaultInFlight is Config.InFlight's default.
+// defaultInFlight is Config.InFlight's default for a store that does not
+// choose its own (filer.GroupCommitter).
 const defaultInFlight = 8
+
+// inFlight is how many deletes a shard keeps in flight: cfg's choice, else
+// the store's, else defaultInFlight.
+func inFlight(cfg Config) int {
+	if cfg.InFlight > 0 {
+		return cfg.InFlight
+	}
+	if g, ok := cfg.Store.(filer.GroupCommitter); ok && g.DeletesInFlight() > 0 {
+		return g.DeletesInFlight()
+	}
+	return defaultInFlight
+}
 
 // flight runs one shard's dispatches, up to limit at once, so the shard's
 // delete rate is bounded by the store and the rate limiter rather than by
@@ -16,13 +31,26 @@ const defaultInFlight = 8
 // were started: a key's second action is sent only once its first has an
 // outcome, as when the shard dispatched alone. Every dispatch still waits
 // on the shared rate limiter.
+//
+// Dispatches run on worker goroutines that stay until wait, rather than a
+// goroutine each: a fresh goroutine's stack grows (and is copied) again
+// for every dispatch, which a pass of a million deletes pays a million
+// times. There are at most 2×limit workers: limit running, and at most
+// limit more between releasing their slot and taking the next dispatch.
 type flight struct {
 	// inline runs each dispatch in the caller, one at a time: a dry run's
 	// dispatch only records, and a goroutine each would cost more.
 	inline bool
 	slots  chan struct{}
-	wg     sync.WaitGroup
-	mu     sync.Mutex
+	// jobs hands a dispatch to an idle worker; unbuffered, so a dispatch
+	// nobody is waiting for gets a new worker.
+	jobs    chan func()
+	quit    chan struct{} // closed by wait: idle workers exit
+	workers sync.WaitGroup
+	// started counts workers ever started (tests read it).
+	started atomic.Int64
+	wg      sync.WaitGroup // started dispatches not yet returned
+	mu      sync.Mutex
 	// tails holds, per key, the ticket of the latest dispatch started on
 	// it while that one is unfinished.
 	tails  map[string]*ticket
@@ -39,23 +67,26 @@ type ticket struct {
 // newFlight is the pass's flight for one shard: inline for a dry run or
 // InFlight 1.
 func (p *pass) newFlight() *flight {
-	if p.cfg.DryRun || p.cfg.InFlight == 1 {
+	n := inFlight(p.cfg)
+	if p.cfg.DryRun || n == 1 {
 		return &flight{inline: true}
 	}
-	return newFlight(p.cfg.InFlight)
+	return newFlight(n)
 }
 
 func newFlight(limit int) *flight {
 	if limit <= 0 {
 		limit = defaultInFlight
 	}
-	return &flight{slots: make(chan struct{}, limit), tails: map[string]*ticket{}}
+	return &flight{slots: make(chan struct{}, limit), jobs: make(chan func()),
+		quit: make(chan struct{}), tails: map[string]*ticket{}}
 }
 
 // start runs fn once a slot is free (waiting for one here, so the caller
-// never gets more than limit ahead) and, in fn's goroutine, once the
-// previous dispatch started on key has finished. A ctx that ends while
-// waiting for a slot gives a finished ticket with ctx's error.
+// never gets more than limit ahead) and, on a worker, once the previous
+// dispatch started on key has finished. A ctx that ends while waiting for
+// a slot gives a finished ticket with ctx's error. start and wait are
+// called from one goroutine (the shard's).
 func (f *flight) start(ctx context.Context, key string, fn func() error) *ticket {
 	t := &ticket{done: make(chan struct{})}
 	if f.inline {
@@ -78,8 +109,7 @@ func (f *flight) start(ctx context.Context, key string, fn func() error) *ticket
 	f.tails[key] = t
 	f.mu.Unlock()
 	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
+	run := func() {
 		if prev != nil {
 			<-prev.done
 		}
@@ -93,13 +123,45 @@ func (f *flight) start(ctx context.Context, key string, fn func() error) *ticket
 		}
 		f.mu.Unlock()
 		close(t.done)
+		f.wg.Done()
 		<-f.slots
-	}()
+	}
+	select {
+	case f.jobs <- run:
+	default:
+		f.workers.Add(1)
+		f.started.Add(1)
+		go f.work(run, f.quit)
+	}
 	return t
+}
+
+// work runs dispatches until quit is closed. A dispatch waiting on its
+// key's previous one blocks only its worker; that one was handed out
+// earlier and holds a slot, so it always finishes.
+func (f *flight) work(run func(), quit <-chan struct{}) {
+	defer f.workers.Done()
+	for {
+		run()
+		select {
+		case run = <-f.jobs:
+		case <-quit:
+			return
+		}
+	}
 }
 
 // anyFailed reports whether a dispatch started so far returned an error.
 func (f *flight) anyFailed() bool { return f.failed.Load() }
 
-// wait returns once every started dispatch has returned.
-func (f *flight) wait() { f.wg.Wait() }
+// wait returns once every started dispatch has returned and the workers
+// have exited; start may be called again afterwards.
+func (f *flight) wait() {
+	if f.inline {
+		return
+	}
+	f.wg.Wait()
+	close(f.quit)
+	f.workers.Wait()
+	f.quit = make(chan struct{})
+}

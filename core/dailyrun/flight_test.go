@@ -112,3 +112,80 @@ func TestInFlightKeepsPerKeyOrder(t *testing.T) {
 		t.Errorf("outcomes %v, want %d in all", res.Shards[0].Outcomes, 3+others)
 	}
 }
+
+// TestFlightWorkers: dispatches run on reused workers, never more than
+// limit at once and never more than 2×limit workers, each key in the
+// order started; wait leaves no worker behind and start works after it.
+func TestFlightWorkers(t *testing.T) {
+	for _, limit := range []int{1, 2, 8} {
+		t.Run(fmt.Sprint("limit=", limit), func(t *testing.T) {
+			f := newFlight(limit)
+			var mu sync.Mutex
+			running, maxRunning := 0, 0
+			order := map[string][]int{}
+			for round := 0; round < 2; round++ {
+				for i := 0; i < 500; i++ {
+					key := fmt.Sprint("k", i%7)
+					f.start(context.Background(), key, func() error {
+						mu.Lock()
+						running++
+						maxRunning = max(maxRunning, running)
+						order[key] = append(order[key], round*500+i)
+						mu.Unlock()
+						mu.Lock()
+						running--
+						mu.Unlock()
+						return nil
+					})
+				}
+				f.wait()
+				if n := int(f.started.Swap(0)); n > 2*limit {
+					t.Errorf("round %d: %d workers started, want at most %d", round, n, 2*limit)
+				}
+			}
+			if maxRunning > limit {
+				t.Errorf("%d dispatches at once, want at most %d", maxRunning, limit)
+			}
+			for key, seq := range order {
+				for j := 1; j < len(seq); j++ {
+					if seq[j] < seq[j-1] {
+						t.Fatalf("key %s dispatched out of order: %v", key, seq)
+					}
+				}
+			}
+			if f.anyFailed() {
+				t.Error("anyFailed with no error returned")
+			}
+		})
+	}
+}
+
+// groupStore is a fakeStore that asks for n deletes in flight.
+type groupStore struct {
+	*fakeStore
+	n int
+}
+
+func (g groupStore) DeletesInFlight() int { return g.n }
+
+// TestInFlightDefault: the operator's --deletes-in-flight wins; without
+// one a group-committing store chooses; otherwise 8.
+func TestInFlightDefault(t *testing.T) {
+	plain := newFakeStore()
+	for _, c := range []struct {
+		name  string
+		store filer.Store
+		cfg   int
+		want  int
+	}{
+		{"plain store, default", plain, 0, defaultInFlight},
+		{"plain store, chosen", plain, 3, 3},
+		{"group commit, default", groupStore{plain, 64}, 0, 64},
+		{"group commit, chosen", groupStore{plain, 64}, 1, 1},
+		{"group commit says 0", groupStore{plain, 0}, 0, defaultInFlight},
+	} {
+		if got := inFlight(Config{Store: c.store, InFlight: c.cfg}); got != c.want {
+			t.Errorf("%s: %d in flight, want %d", c.name, got, c.want)
+		}
+	}
+}

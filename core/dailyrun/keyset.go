@@ -45,3 +45,28 @@ func (k *keySet) add(s string) bool {
 }
 
 func (k *keySet) len() int { return len(k.m) }
+
+// keyDues maps strings, kept as keySet keeps them (128 bits of hash), to
+// the earliest of the Unix-ns times noted for each. It is not safe for
+// concurrent use.
+type keyDues struct {
+	m map[[2]uint64]int64
+}
+
+func newKeyDues() *keyDues { return &keyDues{m: map[[2]uint64]int64{}} }
+
+// note records dueNs for s, keeping the earliest.
+func (k *keyDues) note(s string, dueNs int64) {
+	h := keyHash(s)
+	if d, ok := k.m[h]; !ok || dueNs < d {
+		k.m[h] = dueNs
+	}
+}
+
+// get returns s's earliest time; ok is false when none was noted.
+func (k *keyDues) get(s string) (dueNs int64, ok bool) {
+	dueNs, ok = k.m[keyHash(s)]
+	return dueNs, ok
+}
+
+func (k *keyDues) len() int { return len(k.m) }

@@ -106,7 +106,7 @@ func TestProgressCountsThePass(t *testing.T) {
 		}
 	})
 	if res.Status() != StatusOK || len(st.remaining()) != 0 {
-		t.Fatalf("replay: status %s, remaining %v", res.Status(), st.remaining())
+		t.Fatalf("replay: status %s (%v), remaining %v", res.Status(), shardOf(res, shard).Err, st.remaining())
 	}
 	// One shard, so the clock's calls come in order: the pass start, two
 	// per delete around the limiter wait (3 deletes), the shard's end.

@@ -156,9 +156,23 @@ func newFanOut(states []*shardRun, limit int) *fanOut {
 	return f
 }
 
-// run subscribes from sinceNs to untilNs and closes every queue when the
-// stream ends; queues are marked complete only when it ended cleanly.
-func (f *fanOut) run(ctx context.Context, st filer.Store, sinceNs, untilNs int64) error {
+// run reads spans (sorted, disjoint) one after the other and closes every
+// queue when the last ends; queues are marked complete only when every
+// span ended cleanly.
+func (f *fanOut) run(ctx context.Context, st filer.Store, spans []span) error {
+	var err error
+	for _, sp := range spans {
+		if err = f.read(ctx, st, sp.since, sp.until); err != nil || ctx.Err() != nil {
+			break
+		}
+	}
+	f.close(err == nil && ctx.Err() == nil)
+	return err
+}
+
+// read subscribes from sinceNs to untilNs and pushes each event to its
+// shard's queue.
+func (f *fanOut) read(ctx context.Context, st filer.Store, sinceNs, untilNs int64) error {
 	err := st.SubscribeMetadata(ctx, sinceNs, untilNs, func(ev filer.Event) error {
 		if ev.TsNs > untilNs {
 			return errPastBoundary
@@ -171,7 +185,6 @@ func (f *fanOut) run(ctx context.Context, st filer.Store, sinceNs, untilNs int64
 	if errors.Is(err, errPastBoundary) {
 		err = nil
 	}
-	f.close(err == nil && ctx.Err() == nil)
 	return err
 }
 

@@ -13,22 +13,59 @@ import (
 // other; decisions, dispatches and the cursor stay in event order.
 const replayWindow = 16
 
-// drain replays the shard's events after startTsNs through the replay view
-// and returns the cursor to save: the last event whose matches all
-// completed, frozen before the first event with a match not yet due so
-// pending matches stay in scope across passes (docs/design/daily-run.md#cursor). When
-// the stream delivered everything up to runNow and nothing is pending, the
-// cursor moves to runNow. A non-nil error halted the shard.
-func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, startTsNs int64) (int64, error) {
+// drain replays the shard's events after pl.start through the replay view
+// and returns the cursor to save, with its pending summary: the last event
+// whose matches all completed, frozen before the first event with a match
+// not yet due so pending matches stay in scope across passes
+// (docs/design/daily-run.md#cursor). When the stream delivered everything
+// up to the boundary and nothing is pending, the cursor moves to the
+// boundary. With a usable summary in pl, only the segments due now and the
+// events after the summary's DecidedThroughNs are decided; the other
+// segments are carried forward unread and count as pending
+// (docs/design/daily-run.md#pending-summary). A non-nil error halted the
+// shard.
+func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, pl replayPlan) (int64, *Summary, error) {
+	startTsNs := pl.start
 	lastOK := startTsNs
+	// throughOK is how far every event is decided with its dispatches
+	// finished (or carried, or pending): the summary's DecidedThroughNs.
+	throughOK := startTsNs
 	frozen := false
 	in := s.queue.ch
 	var window []*replayStep
+	b := newSummaryBuilder()
+	due, carried := pl.due, pl.carried
+	// needed says whether the event at ts is one this shard decides: the
+	// fan-out may deliver events other shards need.
+	needed := func(ts int64) bool {
+		if ts <= startTsNs {
+			return false
+		}
+		if pl.sum == nil || ts > pl.sum.DecidedThroughNs {
+			return true
+		}
+		for len(due) > 0 && due[0].LastTsNs < ts {
+			due = due[1:]
+		}
+		return len(due) > 0 && due[0].FirstTsNs <= ts
+	}
 	// Decisions are made in event order; their deletes run several at once
 	// (fl), and the cursor moves past an event only once it and every
 	// event before it completed (decided).
 	fl := p.newFlight()
 	var decided []decidedEvent
+	// carryBefore queues every carried segment that starts before ts: it
+	// is pending, so the cursor stops before it.
+	carryBefore := func(ts int64) {
+		for len(carried) > 0 && carried[0].FirstTsNs < ts {
+			g := carried[0]
+			carried = carried[1:]
+			decided = append(decided, decidedEvent{tsNs: g.FirstTsNs - 1, throughNs: g.LastTsNs, advances: !frozen})
+			frozen = true
+			s.frozen = true
+			b.carry(g)
+		}
+	}
 	settle := func(block bool) error {
 		for len(decided) > 0 {
 			d := decided[0]
@@ -49,16 +86,17 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 			if d.advances {
 				lastOK = d.tsNs
 			}
+			throughOK = d.throughNs
 			decided = decided[1:]
 		}
 		return nil
 	}
-	halt := func(err error) (int64, error) {
+	halt := func(err error) (int64, *Summary, error) {
 		fl.wait()
 		if serr := settle(true); serr != nil {
-			return lastOK, serr // the earliest failure in event order
+			err = serr // the earliest failure in event order
 		}
-		return lastOK, err
+		return lastOK, b.summary(lastOK, throughOK), err
 	}
 	for in != nil || len(window) > 0 {
 		if fl.anyFailed() {
@@ -88,7 +126,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 				in = nil
 				break
 			}
-			if ev.TsNs > startTsNs {
+			if needed(ev.TsNs) {
 				window = append(window, p.startReplay(ctx, s, view, ev))
 			}
 		}
@@ -97,15 +135,19 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 		}
 		step := window[0]
 		window = window[1:]
+		carryBefore(step.ev.TsNs)
 		s.res.EventsScanned++
 		p.cfg.Progress.addEvent()
-		job, pending, err := p.finishReplay(ctx, s, step)
+		job, pendingDue, err := p.finishReplay(ctx, s, step)
 		if err != nil {
 			return halt(err)
 		}
-		frozen = frozen || pending
+		if pendingDue != 0 {
+			frozen = true
+			b.pending(step.ev.TsNs, pendingDue)
+		}
 		s.frozen = frozen
-		d := decidedEvent{tsNs: step.ev.TsNs, advances: !frozen}
+		d := decidedEvent{tsNs: step.ev.TsNs, throughNs: step.ev.TsNs, advances: !frozen}
 		if job != nil {
 			d.t = fl.start(ctx, lookupKey(step.ev.Bucket, step.ev.Key), func() error {
 				err := p.dispatch(ctx, s, job)
@@ -120,33 +162,50 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, st
 			return halt(err)
 		}
 	}
-	if _, err := halt(nil); err != nil {
-		return lastOK, err
+	if _, _, err := halt(nil); err != nil {
+		return halt(err)
 	}
 	complete, truncated := s.queue.state()
 	s.res.Truncated = truncated
-	if complete && !frozen && p.untilNs > lastOK {
-		lastOK = p.untilNs
+	if complete && ctx.Err() == nil {
+		// Every span was delivered: the carried segments left are all
+		// before the boundary, and everything up to it is decided.
+		carryBefore(p.untilNs + 1)
+		if err := settle(true); err != nil {
+			return halt(err)
+		}
+		if !frozen && p.untilNs > lastOK {
+			lastOK = p.untilNs
+		}
+		throughOK = max(throughOK, p.untilNs)
 	}
-	return lastOK, ctx.Err()
+	return lastOK, b.summary(lastOK, throughOK), ctx.Err()
 }
 
 // decidedEvent is a replayed event whose dispatch (t, nil when it had
 // none) may still be in flight; advances is false once an earlier event
-// had a match not yet due, which freezes the cursor.
+// had a match not yet due, which freezes the cursor. A carried segment
+// is one too, at its first event's TsNs - 1, that never advances what
+// follows. throughNs is how far the summary may claim once it settled.
 type decidedEvent struct {
-	tsNs     int64
-	advances bool
-	t        *ticket
+	tsNs      int64
+	throughNs int64
+	advances  bool
+	t         *ticket
 }
 
 // triggers lists the replay kinds each event type can trigger
 // (docs/design/daily-run.md#replay): ExpirationDays on a latest-version PUT (a delete
 // marker's too: a lone one is an expired object delete marker),
 // NoncurrentDays on a demotion, AbortMPU on an upload's initiation. A
-// removal triggers ExpirationDays on the key's lone delete marker only: the
-// removal of the last version beneath a marker is what makes it an expired
-// object delete marker, long after the marker's own PUT was replayed.
+// removal triggers ExpirationDays on the key's latest version as it is
+// now: a lone delete marker (the removal of the last version beneath a
+// marker is what makes it an expired object delete marker, long after the
+// marker's own PUT was replayed) or the version the removal made latest
+// again. A PUT of a version that was already noncurrent (a tag or
+// metadata update) triggers NoncurrentDays on it as well. Every change
+// that can give a version a replay match is thus an event that decides
+// that version (docs/design/daily-run.md#pending-summary).
 var triggers = map[filer.EventType]lifecycle.ActionKind{
 	filer.EventPut:     lifecycle.ExpirationDays,
 	filer.EventRemove:  lifecycle.ExpirationDays,
@@ -162,6 +221,10 @@ type replayStep struct {
 	kind lifecycle.ActionKind
 	acts []*engine.CompiledAction
 	look *lookup // nil when no lookup is needed
+	// coldDue, when not 0, is the earliest due time (Unix ns) of a replay
+	// match the cold-start recovery walk left pending on the key: the
+	// event is pending without a lookup (see settledByColdWalk).
+	coldDue int64
 }
 
 // lookup is one key's LookupObject, shared by every event of that key until
@@ -220,20 +283,22 @@ func lookupKey(bucket, key string) string { return bucket + "\x00" + key }
 func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapshot, ev filer.Event) *replayStep {
 	st := &replayStep{ev: ev}
 	kind, ok := triggers[ev.Type]
-	if !ok || ev.Type == filer.EventRemove && p.snap.ExpiredMarkers == lifecycle.ExpiredMarkersKeep {
-		return st // a removal matters only to expired object delete markers
+	if !ok {
+		return st
 	}
 	st.kind = kind
 	for _, a := range view.BucketActions(ev.Bucket) {
-		if a.IsActive() && a.Key.Kind == kind {
+		if a.IsActive() && (a.Key.Kind == kind || ev.Type == filer.EventPut && a.Key.Kind == lifecycle.NoncurrentDays) {
 			st.acts = append(st.acts, a)
 		}
 	}
 	if len(st.acts) == 0 || kind == lifecycle.AbortMPU {
 		return st
 	}
-	if p.settledByColdWalk(ev.Bucket, ev.Key, s.frozen) {
-		st.acts = nil // the recovery walk left nothing to do on this key
+	if settled, due := p.settledByColdWalk(ev.Bucket, ev.Key, s.frozen); settled {
+		// The recovery walk left nothing to do on this key, or only
+		// matches not due yet (due), which keep the event pending.
+		st.acts, st.coldDue = nil, due
 		return st
 	}
 	l, isNew := p.cachedLookup(lookupKey(ev.Bucket, ev.Key))
@@ -253,11 +318,14 @@ func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapsh
 }
 
 // finishReplay decides one event in order: job is the dispatch it needs
-// (nil for none), pending is true when a match exists but is not due yet;
-// an error halts the shard.
-func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (job *dispatchJob, pending bool, err error) {
+// (nil for none), pendingDue the due time (Unix ns) of a match that exists
+// but is not due yet (0 when none); an error halts the shard.
+func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (job *dispatchJob, pendingDue int64, err error) {
+	if st.coldDue != 0 {
+		return nil, st.coldDue, nil
+	}
 	if len(st.acts) == 0 {
-		return nil, false, nil
+		return nil, 0, nil
 	}
 	if st.kind == lifecycle.AbortMPU {
 		// The upload's initiation time is the event's TsNs; a completed or
@@ -265,42 +333,72 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 		up := ReplayedUpload(st.ev)
 		best, act, found := p.snap.BestUploadMatch(st.acts, &up)
 		if !found {
-			return nil, false, nil
+			return nil, 0, nil
 		}
-		job, pending = p.prepare(s, SourceReplay, st.ev.Bucket, &up, nil, best, act)
-		return job, pending, nil
+		job, pending := p.prepare(s, SourceReplay, st.ev.Bucket, &up, nil, best, act)
+		return job, dueIf(pending, best), nil
 	}
 	l := st.look
 	select {
 	case <-l.done:
 	case <-ctx.Done():
-		return nil, false, ctx.Err()
+		return nil, 0, ctx.Err()
 	}
 	if l.err != nil {
 		if p.keyNotice(s.id, st.ev.Bucket, st.ev.Key, l.err) {
-			return nil, false, nil // ambiguous: no action, reported
+			return nil, 0, nil // ambiguous: no action, reported
 		}
-		return nil, false, l.err
+		return nil, 0, l.err
 	}
 	if !l.exists {
-		return nil, false, nil
+		return nil, 0, nil
 	}
 	idx := versionIndex(&l.obj, st.ev.VersionID)
 	if st.ev.Type == filer.EventRemove {
-		idx = loneDeleteMarker(&l.obj)
+		idx = latestIndex(&l.obj)
 	}
 	if idx < 0 {
-		return nil, false, nil
+		return nil, 0, nil
 	}
-	best, act, found := p.snap.BestVersionMatch(st.acts, &l.obj, idx)
+	acts := st.acts
+	if st.ev.Type == filer.EventPut {
+		acts = putActs(acts, &l.obj.Versions[idx], st.ev.TsNs)
+	}
+	best, act, found := p.snap.BestVersionMatch(acts, &l.obj, idx)
 	if !found {
-		return nil, false, nil
+		return nil, 0, nil
 	}
-	job, pending = p.prepare(s, SourceReplay, st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
+	job, pending := p.prepare(s, SourceReplay, st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
 	if job == nil && !pending {
 		p.forgetLookup(lookupKey(st.ev.Bucket, st.ev.Key), l)
 	}
-	return job, pending, nil
+	return job, dueIf(pending, best), nil
+}
+
+// dueIf is m's due time in Unix ns when pending, else 0.
+func dueIf(pending bool, m lifecycle.Match) int64 {
+	if !pending {
+		return 0
+	}
+	return max(m.Due.UnixNano(), 1)
+}
+
+// putActs is the actions a PUT of v at tsNs decides: ExpirationDays, and
+// NoncurrentDays too when v was already noncurrent at that PUT (a tag or
+// metadata update of a noncurrent version; a version demoted after its
+// PUT is decided by its demotion's event). A version without a
+// noncurrent-since stamp counts as already noncurrent.
+func putActs(acts []*engine.CompiledAction, v *filer.Version, tsNs int64) []*engine.CompiledAction {
+	if v.IsLatest || v.NoncurrentSinceNs == 0 || v.NoncurrentSinceNs <= tsNs {
+		return acts
+	}
+	out := make([]*engine.CompiledAction, 0, len(acts))
+	for _, a := range acts {
+		if a.Key.Kind != lifecycle.NoncurrentDays {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func versionIndex(obj *filer.Object, versionID string) int {
@@ -312,10 +410,10 @@ func versionIndex(obj *filer.Object, versionID string) int {
 	return -1
 }
 
-// loneDeleteMarker is 0 when obj's only version is a delete marker, else
-// -1.
-func loneDeleteMarker(obj *filer.Object) int {
-	if len(obj.Versions) == 1 && obj.Versions[0].DeleteMarker {
+// latestIndex is 0 when obj has a latest version (a lone delete marker
+// included), else -1.
+func latestIndex(obj *filer.Object) int {
+	if len(obj.Versions) > 0 && obj.Versions[0].IsLatest {
 		return 0
 	}
 	return -1

@@ -62,8 +62,8 @@ type Config struct {
 	DryRun bool
 	// InFlight is how many deletes each shard keeps in flight at once,
 	// all under Limiter; a key's deletes are still sent one after the
-	// other, each once the previous has its outcome. 0 means 8; 1
-	// dispatches one at a time.
+	// other, each once the previous has its outcome. 0 means the store's
+	// choice (filer.GroupCommitter), else 8; 1 dispatches one at a time.
 	InFlight int
 	Retry    RetryPolicy
 	// PageSize is the walker's listing page size; 0 means 1000.
@@ -246,8 +246,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	fan := newFanOut(states, p.queueLimit)
 	var wg sync.WaitGroup
 	subDone := make(chan error, 1)
-	if start, ok := p.globalStart(states); ok {
-		go func() { subDone <- fan.run(ctx, cfg.Store, start, p.untilNs) }()
+	if spans := p.readSpans(states); len(spans) > 0 {
+		go func() { subDone <- fan.run(ctx, cfg.Store, spans) }()
 	} else {
 		fan.close(true)
 		subDone <- nil

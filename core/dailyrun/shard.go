@@ -44,6 +44,9 @@ type pass struct {
 	// seen holds the targets dispatched (or, in a dry run, listed) this
 	// pass, by any shard; under p.mu.
 	seen *keySet
+	// noops holds the targets in seen whose dispatch ended NOOP_RESOLVED;
+	// under p.mu.
+	noops *keySet
 	// lookups is replay's cache of key reads, shared by every shard; under
 	// lookupsMu.
 	lookupsMu sync.Mutex
@@ -61,6 +64,7 @@ func newPass(cfg Config) *pass {
 		queueLimit: cfg.QueueLimit,
 		byID:       map[int]*shardRun{},
 		seen:       newKeySet(),
+		noops:      newKeySet(),
 		counts:     map[bucketKind]*BucketKindCounts{},
 		lookups:    lookups{},
 	}
@@ -109,7 +113,16 @@ type shardRun struct {
 	// coldKeys, on a cold start, holds the keys where the recovery walk
 	// found a replay match not yet due; nil when not tracked (see
 	// trackColdKeys). Written by the walk before it is done.
-	coldKeys *keySet
+	coldKeys *keyDues
+	// coldUnsettled, beside coldKeys, holds the keys where a dispatch of
+	// the recovery walk did not end DONE (a version another of its
+	// deletes changed, so a rule the walk did not try may still apply):
+	// replay looks them up. Under coldMu; read once the walk is done.
+	coldMu        sync.Mutex
+	coldUnsettled *keySet
+	// plan is what the shard's replay reads and carries this pass
+	// (readSpans fills it before the subscription opens).
+	plan replayPlan
 	// frozen is set by the shard's replay once an event had a match not
 	// yet due: its cursor moves no further this pass. Read and written by
 	// the replaying goroutine only.
@@ -144,25 +157,26 @@ func (p *pass) prepareShard(ctx context.Context, id int) *shardRun {
 	return s
 }
 
-// globalStart is min over draining shards of (persisted cursor, or the
-// cold-start floor runNow - maxTTL); ok is false when no shard drains, so
-// no subscription is opened.
-func (p *pass) globalStart(states []*shardRun) (int64, bool) {
-	var start int64
-	ok := false
+// readSpans is what the pass's one meta-log subscription reads: the union
+// of what every draining shard's replay plan needs (planned here), each
+// shard's saved cursor or, on a cold start, the floor runNow - maxTTL, up
+// to the boundary, less what pending summaries let shards carry forward
+// unread (docs/design/daily-run.md#subscription). Empty when no shard
+// drains, so no subscription is opened.
+func (p *pass) readSpans(states []*shardRun) []span {
+	var all []span
 	for _, s := range states {
 		if !p.drains(s) {
 			continue
 		}
-		ts := p.floorNs()
-		if s.found {
-			ts = s.persisted.TsNs
-		}
-		if !ok || ts < start {
-			start, ok = ts, true
+		s.plan = p.planReplay(s)
+		for _, sp := range s.plan.spans(p.untilNs) {
+			if sp.since < sp.until {
+				all = append(all, sp)
+			}
 		}
 	}
-	return start, ok
+	return mergeSpans(all, maxSubscriptions)
 }
 
 // walkerDue (docs/design/daily-run.md#walker): fire when the interval is 0, when
@@ -219,15 +233,13 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 		lastWalked = p.runNowNs
 	}
 
-	start := p.floorNs()
-	if s.found {
-		start = s.persisted.TsNs
-	}
-	lastOK, err := p.drain(ctx, s, p.replayView, start)
+	lastOK, sum, err := p.drain(ctx, s, p.replayView, s.plan)
 	if err != nil {
 		p.halt(s, err)
 	}
-	p.save(s, p.stamp.cursor(lastOK, lastWalked))
+	c := p.stamp.cursor(lastOK, lastWalked)
+	c.Summary = sum
+	p.save(s, c)
 }
 
 // RecoveryReason is why a shard ran a recovery walk

@@ -74,6 +74,10 @@ func TestSharedCursorsStampAndTakeOver(t *testing.T) {
 		c, _, err := LoadCursor(context.Background(), st, shard)
 		want := Cursor{TsNs: c.TsNs, RuleSetHash: st.worker.RuleSet, PromotedHash: st.worker.Promoted, LastWalkedNs: now.UnixNano(),
 			Own: OwnHashes{Present: true, RuleSet: ownRS, Promoted: ownP}}
+		if c.Summary == nil || c.Summary.CursorTsNs != c.TsNs {
+			t.Fatalf("shard %d cursor saved without its pending summary: %+v", shard, c.Summary)
+		}
+		c.Summary = nil
 		if err != nil || c != want {
 			t.Fatalf("shard %d cursor %+v (%v), want %+v", shard, c, err, want)
 		}

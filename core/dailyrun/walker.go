@@ -174,6 +174,15 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 		if job == nil {
 			continue
 		}
+		if s.coldUnsettled != nil {
+			job.onOutcome = func(out filer.Outcome) {
+				if out != filer.OutcomeDone {
+					s.coldMu.Lock()
+					s.coldUnsettled.add(key)
+					s.coldMu.Unlock()
+				}
+			}
+		}
 		fl.start(ctx, key, func() error {
 			err := p.dispatch(ctx, s, job)
 			if err != nil {
@@ -384,7 +393,7 @@ const maxColdKeys = 1 << 20
 // meta-log).
 func (p *pass) trackColdKeys(s *shardRun) {
 	if s.walkPlan == WalkRecovery && !s.found {
-		s.coldKeys = newKeySet()
+		s.coldKeys, s.coldUnsettled = newKeyDues(), newKeySet()
 	}
 }
 
@@ -392,34 +401,44 @@ func (p *pass) trackColdKeys(s *shardRun) {
 // shard owning bucket/key (by key, as walks shard) finished without error
 // this pass, so dispatched every due match on the key, and left no replay
 // match pending on it: replaying the key's events can find nothing more.
-// With anyPending, a key the walk left pending counts as settled too: the
-// replaying shard's cursor is frozen already, so a pending match changes
-// nothing, and the walk dispatched every due one. The shard replaying an
-// event is the owner unless the store shards events by path (see
-// EventShard); another shard relies on the owner's walk only once it has
-// finished, and otherwise looks the key up.
-func (p *pass) settledByColdWalk(bucket, key string, anyPending bool) bool {
+// With anyPending, a key the walk left pending counts as settled too,
+// with pendingDue the earliest due time the walk found on it: the
+// replaying shard's cursor is frozen already, so the event only needs to
+// be marked pending, not looked up, and the walk dispatched every due
+// match. The shard replaying an event is the owner unless the store
+// shards events by path (see EventShard); another shard relies on the
+// owner's walk only once it has finished, and otherwise looks the key up.
+func (p *pass) settledByColdWalk(bucket, key string, anyPending bool) (settled bool, pendingDue int64) {
 	o := p.byID[lifecycle.ShardID(bucket, key)]
 	if o == nil || o.walk == nil {
-		return false
+		return false, 0
 	}
 	select {
 	case <-o.walk.done:
 	default:
-		return false
+		return false, 0
 	}
 	if o.walk.errs[o.id] != nil || o.coldKeys == nil {
-		return false
+		return false, 0
 	}
-	return anyPending || !o.coldKeys.has(lookupKey(bucket, key))
+	k := lookupKey(bucket, key)
+	if o.coldUnsettled.has(k) {
+		return false, 0
+	}
+	due, pending := o.coldKeys.get(k)
+	if !pending {
+		return true, 0
+	}
+	return anyPending, due
 }
 
-// noteColdKey records obj's key when a replay action matches one of its
-// versions but is not due yet.
+// noteColdKey records obj's key, with the earliest due time, when a replay
+// action matches one of its versions but is not due yet.
 func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts []*engine.CompiledAction) {
 	if s.coldKeys == nil {
 		return
 	}
+	k := lookupKey(bucket, obj.Key)
 	for idx := range obj.Versions {
 		for _, a := range acts {
 			if !a.Key.Kind.ReplayEligible() {
@@ -430,8 +449,7 @@ func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts [
 					s.coldKeys = nil // too many to remember: look every key up
 					return
 				}
-				s.coldKeys.add(lookupKey(bucket, obj.Key))
-				return
+				s.coldKeys.note(k, max(m.Due.UnixNano(), 1))
 			}
 		}
 	}

@@ -275,6 +275,17 @@ func HasMetaLog(st Store) bool {
 	return !ok || !m.NoMetaLog()
 }
 
+// GroupCommitter is a store that commits concurrent deletes together (the
+// embedded filer: one transaction, so one fsync, per group). Deletes in
+// flight cost it almost nothing while they wait, and more of them make
+// bigger groups, so it asks a pass for more than a networked store's
+// default (dailyrun.Config.InFlight).
+type GroupCommitter interface {
+	// DeletesInFlight is how many deletes each shard should keep in flight
+	// when the operator did not choose.
+	DeletesInFlight() int
+}
+
 // CASChecker is a store that can probe whether its server honours the
 // identity condition a delete carries (If-Match on S3's DeleteObject):
 // `ilmctl run --check-cas`.

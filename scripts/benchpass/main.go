@@ -11,8 +11,11 @@
 //  1. load:   ilmctl filer load of the fixture into a fresh filer
 //  2. dry:    a cold pass, --dry-run -o jsonl
 //  3. cold:   the same cold pass for real (recovery walk, replay, deletes)
-//  4. steady: a day later, after loading a new bucket holding 1 % of the
-//     versions, a steady-state pass (replay from the saved cursors)
+//  4. next:   a day later, a steady-state pass (replay from the saved
+//     cursors) whose change is the cold pass's own deletes
+//  5. steady: a day after that, with 1 % more versions written into the
+//     same buckets during that day (new keys, same rules: no rule edit),
+//     a steady-state pass again
 //
 // and prints one row per step: wall and CPU seconds, versions/s,
 // deletes/s (actions dispatched DONE per second), peak RSS as the kernel
@@ -150,7 +153,17 @@ func benchSize(ilmctl, gen, work, now string, n int) error {
 	genArgs := func(out string, versions int, prefix string) []string {
 		return []string{"-versions", strconv.Itoa(versions), "-now", now, "-prefix", prefix, "-o", out}
 	}
-	for _, g := range [][]string{genArgs(fx, n, "b"), genArgs(extra, max(1, n/100), "new")} {
+	t, err := time.Parse(time.RFC3339, now)
+	if err != nil {
+		return err
+	}
+	nextDay := t.Add(24 * time.Hour).Format(time.RFC3339)
+	dayAfter := t.Add(48 * time.Hour).Format(time.RFC3339)
+	// The day's writes: new keys in the same buckets (same rules), none
+	// due, written in the 20 hours before the steady pass.
+	extraArgs := append(genArgs(extra, max(1, n/100), "b"), "-due", "0", "-recent", "20h", "-key-prefix", "c/")
+	extraArgs[3] = dayAfter // -now
+	for _, g := range [][]string{genArgs(fx, n, "b"), extraArgs} {
 		name, args := gen, g
 		if gen == "" {
 			name, args = "go", append([]string{"run", "./scripts/genfixture"}, g...)
@@ -164,12 +177,6 @@ func benchSize(ilmctl, gen, work, now string, n int) error {
 		return err
 	}
 	defer os.RemoveAll(filerDir)
-	t, err := time.Parse(time.RFC3339, now)
-	if err != nil {
-		return err
-	}
-	nextDay := t.Add(24 * time.Hour).Format(time.RFC3339)
-
 	m, err := run(ilmctl, "filer", "load", fx, "--filer", filerDir)
 	if err != nil {
 		return err
@@ -194,10 +201,13 @@ func benchSize(ilmctl, gen, work, now string, n int) error {
 	if err := pass("cold", now); err != nil {
 		return err
 	}
+	if err := pass("next", nextDay); err != nil {
+		return err
+	}
 	if _, err := run(ilmctl, "filer", "load", extra, "--filer", filerDir); err != nil {
 		return err
 	}
-	return pass("steady", nextDay)
+	return pass("steady", dayAfter)
 }
 
 // deletes counts the DONE (or, in a dry run, DRY_RUN) outcomes of the

@@ -20,8 +20,16 @@
 //
 // A key is due (every version of it past its rule) with probability -due,
 // drawn from -seed; a key not due was written within the last 5 days
-// before -now, so no rule reaches it. With the default mix (off,enabled)
-// and -per-key 3 about -due of all versions are due.
+// before -now (with -recent D: its latest version within D before -now,
+// at least an hour before it), so no rule reaches it. With the default mix
+// (off,enabled) and -per-key 3 about -due of all versions are due.
+//
+// Keys are named <-key-prefix><n>.dat. A fixture that repeats -mix and
+// -prefix adds its keys to the buckets another load made (ilmctl filer
+// load adds to a bucket whose configuration a fixture repeats), so a
+// different -key-prefix and -recent write "a day of changes":
+//
+//	go run ./scripts/genfixture -versions 10000 -due 0 -recent 20h -key-prefix c/ -now 2026-12-02T00:00:00Z
 package main
 
 import (
@@ -57,13 +65,15 @@ var profiles = map[string]profile{
 }
 
 type options struct {
-	versions int
-	due      float64
-	perKey   int
-	mix      []string
-	now      time.Time
-	seed     uint64
-	prefix   string
+	versions  int
+	due       float64
+	perKey    int
+	mix       []string
+	now       time.Time
+	seed      uint64
+	prefix    string
+	keyPrefix string
+	recent    time.Duration
 }
 
 func main() {
@@ -80,6 +90,8 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
 	flag.StringVar(&out, "o", "-", "output file, - for stdout")
 	flag.StringVar(&o.prefix, "prefix", "b", "bucket name prefix: buckets are <prefix><n>-<profile>")
+	flag.StringVar(&o.keyPrefix, "key-prefix", "k/", "key name prefix: keys are <key-prefix><n>.dat")
+	flag.DurationVar(&o.recent, "recent", 0, "write keys not due within this long before -now (at least 1h before it); 0: 1 to 5 days before")
 	flag.Parse()
 	var err error
 	if o.now, err = time.Parse(time.RFC3339, now); err != nil {
@@ -98,6 +110,8 @@ func main() {
 		fail(fmt.Errorf("-due %v: must be between 0 and 1", o.due))
 	case o.perKey < 1:
 		fail(fmt.Errorf("-per-key %d: must be at least 1", o.perKey))
+	case o.recent != 0 && o.recent <= time.Hour:
+		fail(fmt.Errorf("-recent %v: must be more than 1h, e.g. 20h", o.recent))
 	}
 	w := io.Writer(os.Stdout)
 	var f *os.File
@@ -150,11 +164,14 @@ func write(w *bufio.Writer, o options) error {
 			// Latest version time: past every rule when due, else within
 			// the last 5 days; older versions an hour apart before it.
 			latest := o.now.Add(-time.Duration(rng.Int64N(int64(4*day))) - day)
+			if o.recent != 0 {
+				latest = o.now.Add(-time.Hour - time.Duration(rng.Int64N(int64(o.recent-time.Hour))))
+			}
 			if due {
 				latest = o.now.Add(-p.dueAge - time.Duration(rng.Int64N(int64(30*day))))
 			}
 			latest = latest.Truncate(time.Second)
-			fmt.Fprintf(w, `{"key":"k/%08d.dat","versions":[`, k)
+			fmt.Fprintf(w, `{"key":"%s%08d.dat","versions":[`, o.keyPrefix, k)
 			for v := 0; v < perKey; v++ {
 				if v > 0 {
 					w.WriteByte(',')
