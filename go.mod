@@ -26,6 +26,7 @@ require (
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/time v0.16.0
 	google.golang.org/grpc v1.86.0-dev.0.20261027044109-d619b5d02089
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -95,6 +96,5 @@ require (
 	golang.org/x/term v0.47.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261019180522-ce908d29299b // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/ini.v1 v1.67.3 // indirect
 )

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/seaweedfs/seaweedfs/weed/pb/filer_pb"
 
@@ -157,9 +158,17 @@ func (s *Store) assembleParts(ctx context.Context, bucket, dir string, p objectP
 	return obj, found, nil
 }
 
+// listAhead is how many keys' .versions directories ListObjects lists at
+// once. Each is its own ListEntries round trip and they do not depend on
+// each other; one at a time, a walk of a versioned bucket waits a round
+// trip per key while the filer is mostly idle.
+const listAhead = 8
+
 // ListObjects walks the bucket's directory tree in S3 key order (bytewise:
 // a directory "d" sorts as "d/", after "d.txt"), merging each key's bare
-// entry with its .versions directory.
+// entry with its .versions directory. The tree walk is sequential; the
+// keys' version listings run listAhead at a time, and the page keeps key
+// order.
 func (s *Store) ListObjects(ctx context.Context, bucket, startAfter string, limit int) ([]filer.Object, string, error) {
 	if limit <= 0 {
 		return nil, "", fmt.Errorf("ListObjects: limit %d, want > 0", limit)
@@ -168,29 +177,93 @@ func (s *Store) ListObjects(ctx context.Context, bucket, startAfter string, limi
 	w.stack = []*level{newLevel(s.bucketDir(bucket), "", startAfter, true)}
 	var out []filer.Object
 	for {
-		it, err := w.next(ctx)
-		if err != nil {
-			return nil, "", err
+		// A batch of at most the keys the page still has room for, so a
+		// key is never listed for a page it does not end up in.
+		var batch []*objItem
+		for len(batch) < limit-len(out) {
+			it, err := w.next(ctx)
+			if err != nil {
+				return nil, "", err
+			}
+			if it == nil {
+				break
+			}
+			batch = append(batch, it)
 		}
-		if it == nil {
+		if len(batch) == 0 {
 			return out, "", nil
 		}
-		if len(out) == limit {
-			return out, out[len(out)-1].Key, nil
-		}
-		obj, found, err := s.assembleParts(ctx, bucket, it.dir, it.parts)
-		if ke := filer.AsKeyError(err); ke != nil {
-			// The rest of the page is good; the key carries its error.
-			out = append(out, filer.Object{Key: it.parts.key, Err: ke})
-			continue
-		}
+		objs, err := s.assembleAll(ctx, bucket, batch)
 		if err != nil {
 			return nil, "", err
 		}
-		if found {
-			out = append(out, obj)
+		out = append(out, objs...)
+		if len(out) == limit {
+			it, err := w.next(ctx)
+			if err != nil {
+				return nil, "", err
+			}
+			if it == nil {
+				return out, "", nil
+			}
+			return out, out[len(out)-1].Key, nil
 		}
 	}
+}
+
+// assembleAll assembles items (listing their version files listAhead at a
+// time) and returns the objects found, in items' order. A key the store
+// cannot read exactly carries its *filer.KeyError; any other failure fails
+// the batch.
+func (s *Store) assembleAll(ctx context.Context, bucket string, items []*objItem) ([]filer.Object, error) {
+	type result struct {
+		obj   filer.Object
+		found bool
+		err   error
+	}
+	res := make([]result, len(items))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var failOnce sync.Once
+	var failed error // the failure that cancelled the rest
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, listAhead)
+	for i, it := range items {
+		if it.parts.versions == nil {
+			// Nothing to list: assembled here, without a goroutine.
+			res[i].obj, res[i].found, res[i].err = s.assembleParts(ctx, bucket, it.dir, it.parts)
+			continue
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r := &res[i]
+			r.obj, r.found, r.err = s.assembleParts(ctx, bucket, it.dir, it.parts)
+			if r.err != nil && filer.AsKeyError(r.err) == nil {
+				failOnce.Do(func() { failed = r.err; cancel() }) // the batch fails: stop listing the rest
+			}
+		}()
+	}
+	wg.Wait()
+	if failed != nil {
+		return nil, failed
+	}
+	out := make([]filer.Object, 0, len(items))
+	for i, r := range res {
+		if ke := filer.AsKeyError(r.err); ke != nil {
+			// The rest of the page is good; the key carries its error.
+			out = append(out, filer.Object{Key: items[i].parts.key, Err: ke})
+			continue
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		if r.found {
+			out = append(out, r.obj)
+		}
+	}
+	return out, nil
 }
 
 // treeWalk is a depth-first walk over level iterators.

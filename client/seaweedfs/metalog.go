@@ -48,7 +48,7 @@ func (s *Store) SubscribeMetadata(ctx context.Context, sinceNs, untilNs int64, f
 		UntilNs:                untilNs,
 		ClientId:               int32(binary.BigEndian.Uint32(id[:]) >> 1),
 		ClientSupportsBatching: true,
-	})
+	}, eventStreamCodec)
 	if err != nil {
 		return fmt.Errorf("subscribe %s: %w", s.bucketsPath, err)
 	}

@@ -80,11 +80,12 @@ func Open(ctx context.Context, addr string, opts Options) (*Store, error) {
 	} else if h, _, err := net.SplitHostPort(s3GRPC); err != nil || h == "" {
 		return nil, fmt.Errorf("%w: S3 gRPC address %q: want host:port (e.g. 127.0.0.1:18333)", ErrBadAddress, s3GRPC)
 	}
-	fconn, err := grpc.NewClient(filerGRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	dial := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, ExtraDialOptions...)
+	fconn, err := grpc.NewClient(filerGRPC, dial...)
 	if err != nil {
 		return nil, fmt.Errorf("seaweedfs filer gRPC %s: %w", filerGRPC, err)
 	}
-	sconn, err := grpc.NewClient(s3GRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	sconn, err := grpc.NewClient(s3GRPC, dial...)
 	if err != nil {
 		fconn.Close()
 		return nil, fmt.Errorf("seaweedfs S3 gRPC %s: %w", s3GRPC, err)

@@ -31,6 +31,8 @@ type fakeStore struct {
 	subscribed [][2]int64
 	// listings counts ListObjects calls that start a bucket listing.
 	listings int
+	// listed records every key ListObjects returned, in order.
+	listed []string
 	// lookups counts LookupObject calls.
 	lookups int
 	// keyErrs makes a key unreadable: ListObjects returns it with Err set
@@ -109,6 +111,7 @@ func (f *fakeStore) ListObjects(_ context.Context, bucket, after string, limit i
 			out = append(out, filer.Object{Key: k, Err: err})
 			continue
 		}
+		f.listed = append(f.listed, k)
 		o := *f.objects[bucket][k]
 		o.Versions = append([]filer.Version(nil), o.Versions...)
 		out = append(out, o)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -276,9 +279,52 @@ func (g *walkGroup) queue(ctx context.Context, s *shardRun, it walkItem) error {
 }
 
 // walkObjects lists bucket and queues every due match on keys of the
-// group's shards.
+// group's shards. Only the key ranges some action's prefix can select are
+// listed (walkPrefixes); keys outside them match none of acts.
 func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, acts []*engine.CompiledAction) error {
-	after := ""
+	for _, prefix := range walkPrefixes(acts) {
+		if err := p.walkRange(ctx, g, bucket, prefix, acts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkPrefixes is the sorted key prefixes a walk over acts lists: every
+// action's filter prefix, less those inside another one (so the ranges are
+// disjoint and, listed in order, keep key order). A single "" means the
+// whole bucket: some action selects keys by tags or size alone.
+func walkPrefixes(acts []*engine.CompiledAction) []string {
+	var all []string
+	for _, a := range acts {
+		if a.Rule.Filter.Prefix == "" {
+			return []string{""}
+		}
+		all = append(all, a.Rule.Filter.Prefix)
+	}
+	sort.Strings(all)
+	var out []string
+	for _, pfx := range all {
+		if n := len(out); n > 0 && strings.HasPrefix(pfx, out[n-1]) {
+			continue // inside the previous range (or the same prefix)
+		}
+		out = append(out, pfx)
+	}
+	return out
+}
+
+// beforePrefix is a listing start below every key with prefix pfx: pfx
+// without its last rune (so still valid UTF-8, which the stores' listing
+// APIs require). Keys between it and pfx are listed and skipped.
+func beforePrefix(pfx string) string {
+	_, size := utf8.DecodeLastRuneInString(pfx)
+	return pfx[:len(pfx)-size]
+}
+
+// walkRange lists the keys of bucket with prefix ("" for all) and queues
+// every due match on keys of the group's shards.
+func (p *pass) walkRange(ctx context.Context, g *walkGroup, bucket, prefix string, acts []*engine.CompiledAction) error {
+	after := beforePrefix(prefix)
 	for !g.allStopped() {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -296,6 +342,12 @@ func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, act
 		p.cfg.Progress.addWalked(len(objs))
 		for i := range objs {
 			obj := &objs[i]
+			if !strings.HasPrefix(obj.Key, prefix) {
+				if obj.Key > prefix {
+					return nil // past the range
+				}
+				continue // between the listing start and the range
+			}
 			s := g.owner(bucket, obj.Key)
 			if s == nil {
 				continue

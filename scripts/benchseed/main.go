@@ -508,8 +508,9 @@ func listBucket(ctx context.Context, c *s3.Client, bucket string) ([]string, err
 
 // profileRun runs `ilmctl run` (the same command package the binary uses)
 // with args, writing a CPU profile of the whole pass to the file named by
-// args[0]. It lets the benchmark say where ilmctl's time goes without
-// adding profiling flags to the product.
+// args[0], and prints the pass's gRPC calls by method (rpcStats) and the
+// process's CPU time to stderr. It lets the benchmark say where ilmctl's
+// time goes without adding profiling flags to the product.
 func profileRun(args []string) int {
 	if len(args) < 1 {
 		fmt.Fprintln(os.Stderr, "usage: benchseed profile-run cpu.pprof [ilmctl run flags]")
@@ -521,14 +522,18 @@ func profileRun(args []string) int {
 		return 1
 	}
 	defer f.Close()
+	stats := newRPCStats()
+	seaweedfs.ExtraDialOptions = stats.dialOptions()
 	cmd := runcmd.NewCommand()
 	cmd.SetArgs(args[1:])
 	if err := pprof.StartCPUProfile(f); err != nil {
 		fmt.Fprintln(os.Stderr, "benchseed:", err)
 		return 1
 	}
+	t0 := time.Now()
 	err = cmd.ExecuteContext(context.Background())
 	pprof.StopCPUProfile()
+	stats.print(os.Stderr, time.Since(t0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchseed: ilmctl run:", err)
 		return 1
