@@ -26,7 +26,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -82,13 +81,19 @@ type measured struct {
 	cpu     time.Duration // user + system
 	rssKiB  int64         // ru_maxrss: anonymous and file-backed (mmap) pages
 	anonKiB int64         // peak RssAnon sampled from /proc; -1 when unknown
-	stdout  []byte
+	// summary is the last line of stdout holding "type":"summary"; the
+	// rest of stdout is read and dropped. Holding it (a million action
+	// lines is ~250 MB) would inflate the next child's ru_maxrss: Go
+	// starts a child with vfork, sharing this process's memory until
+	// exec, and Linux counts that memory's peak in the child's maxrss.
+	summary []byte
 }
 
 func run(name string, args ...string) (measured, error) {
 	cmd := exec.Command(name, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	var errb bytes.Buffer
+	out := &summaryWriter{}
+	cmd.Stdout, cmd.Stderr = out, &errb
 	start := time.Now()
 	m := measured{anonKiB: -1}
 	err := cmd.Start()
@@ -100,7 +105,7 @@ func run(name string, args ...string) (measured, error) {
 		close(stop)
 		m.anonKiB = <-sampled
 	}
-	m.wall, m.stdout = time.Since(start), out.Bytes()
+	m.wall, m.summary = time.Since(start), out.summary
 	if cmd.ProcessState != nil {
 		m.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -188,7 +193,7 @@ func benchSize(ilmctl, gen, work, now string, n int) error {
 		if err != nil {
 			return err
 		}
-		done, err := deletes(m.stdout)
+		done, err := deletes(m.summary)
 		if err != nil {
 			return fmt.Errorf("%s pass: %w", step, err)
 		}
@@ -210,18 +215,34 @@ func benchSize(ilmctl, gen, work, now string, n int) error {
 	return pass("steady", dayAfter)
 }
 
+// summaryWriter keeps the last complete stdout line that holds
+// "type":"summary" and drops every other line as it arrives.
+type summaryWriter struct {
+	line    []byte // the line being written
+	summary []byte
+}
+
+func (w *summaryWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.line = append(w.line, p...)
+			break
+		}
+		w.line = append(w.line, p[:i]...)
+		if bytes.Contains(w.line, []byte(`"type":"summary"`)) {
+			w.summary = append(w.summary[:0], w.line...)
+		}
+		w.line, p = w.line[:0], p[i+1:]
+	}
+	return n, nil
+}
+
 // deletes counts the DONE (or, in a dry run, DRY_RUN) outcomes of the
 // jsonl summary line.
-func deletes(out []byte) (int64, error) {
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	var last []byte
-	for sc.Scan() {
-		if bytes.Contains(sc.Bytes(), []byte(`"type":"summary"`)) {
-			last = append(last[:0], sc.Bytes()...)
-		}
-	}
-	if last == nil {
+func deletes(summary []byte) (int64, error) {
+	if summary == nil {
 		return 0, errors.New("no summary line")
 	}
 	var sum struct {
@@ -230,7 +251,7 @@ func deletes(out []byte) (int64, error) {
 			Dispatched map[string]int64 `json:"dispatched"`
 		} `json:"shards"`
 	}
-	if err := json.Unmarshal(last, &sum); err != nil {
+	if err := json.Unmarshal(summary, &sum); err != nil {
 		return 0, err
 	}
 	if sum.Status != "ok" {
