@@ -22,8 +22,8 @@ const (
 // mapReleaser keeps a process's resident memory from growing with the
 // database it reads: bbolt maps the whole of filer.db, and every page a
 // walk or replay touches stays resident (and counts in RSS) until the
-// process ends, so a pass over a 1M-version filer would hold the ~1 GB
-// file. When the file-backed part of the resident set passes
+// process ends, so a pass over a 1M-version filer would hold most of the
+// ~640 MB file. When the file-backed part of the resident set passes
 // releaseBudget it drops the mapped pages (see releaseMapped); the pages a
 // pass reads again come back from the page cache as minor faults. Peak
 // RSS then stays near the heap plus the budget.
@@ -31,8 +31,9 @@ const (
 // Releasing on a budget rather than on every tick matters: the pages read
 // again after a release (the B+tree's branch pages, mostly) each cost a
 // fault, and releasing every 20ms cost a 1M-version cold pass about 16
-// CPU-seconds and `filer load` about 25 (most of it system time); on the
-// budget a release comes once per ~20 MiB of pages newly read.
+// CPU-seconds (most of it system time); on the budget a release comes
+// once per ~20 MiB of pages newly read. `filer load` does not release at
+// all (see buildDB).
 type mapReleaser struct {
 	stop chan struct{}
 	once sync.Once
