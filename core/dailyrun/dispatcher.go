@@ -283,9 +283,8 @@ func (p *pass) dispatchedNoop(key string) (done, noop bool) {
 
 // dispatched reports whether a shard completed key's dispatch this pass.
 func (p *pass) dispatched(key string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.seen.has(key)
+	done, _ := p.dispatchedNoop(key)
+	return done
 }
 
 // markDispatched records key's dispatch; false when it was recorded

@@ -162,8 +162,8 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, pl
 			return halt(err)
 		}
 	}
-	if _, _, err := halt(nil); err != nil {
-		return halt(err)
+	if last, sum, err := halt(nil); err != nil {
+		return last, sum, err
 	}
 	complete, truncated := s.queue.state()
 	s.res.Truncated = truncated
@@ -380,8 +380,12 @@ func dueIf(pending bool, m lifecycle.Match) int64 {
 	if !pending {
 		return 0
 	}
-	return max(m.Due.UnixNano(), 1)
+	return dueNs(m)
 }
+
+// dueNs is m's due time in Unix ns, at least 1: 0 means "no pending
+// match" wherever a due time is kept.
+func dueNs(m lifecycle.Match) int64 { return max(m.Due.UnixNano(), 1) }
 
 // putActs is the actions a PUT of v at tsNs decides: ExpirationDays, and
 // NoncurrentDays too when v was already noncurrent at that PUT (a tag or

@@ -1,6 +1,7 @@
 package dailyrun
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -251,15 +252,7 @@ func mergeSpans(in []span, limit int) []span {
 		return nil
 	}
 	s := slices.Clone(in)
-	slices.SortFunc(s, func(a, b span) int {
-		switch {
-		case a.since < b.since:
-			return -1
-		case a.since > b.since:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(s, func(a, b span) int { return cmp.Compare(a.since, b.since) })
 	out := []span{s[0]}
 	for _, x := range s[1:] {
 		last := &out[len(out)-1]

@@ -318,19 +318,15 @@ func TestSummaryDeletesWhatPlainReplayDeletes(t *testing.T) {
 	}
 }
 
+// runStoreLogged is runStore with listing pages of 7 keys.
 func runStoreLogged(t *testing.T, st *loggedStore, snap *engine.Snapshot, now time.Time, mod func(*Config)) *Result {
 	t.Helper()
-	ns := &noSleep{}
-	cfg := Config{Store: st, Snapshot: snap, RunNow: now, Clock: func() time.Time { return now },
-		Retry: RetryPolicy{Sleep: ns.sleep}, PageSize: 7}
-	if mod != nil {
-		mod(&cfg)
-	}
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	return res
+	return runStore(t, st, snap, now, func(c *Config) {
+		c.PageSize = 7
+		if mod != nil {
+			mod(c)
+		}
+	})
 }
 
 // A steady pass decides only the events of segments due by its clock and

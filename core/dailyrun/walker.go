@@ -449,7 +449,7 @@ func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts [
 					s.coldKeys = nil // too many to remember: look every key up
 					return
 				}
-				s.coldKeys.note(k, max(m.Due.UnixNano(), 1))
+				s.coldKeys.note(k, dueNs(m))
 			}
 		}
 	}
