@@ -138,7 +138,7 @@ var ErrBucketExists = errors.New("bucket already exists")
 // LoadFixture writes into this open filer; Load is what "ilmctl filer
 // load" uses, which also creates a new filer all or nothing.
 func (f *Filer) LoadFixture(ctx context.Context, r io.Reader) (FixtureSummary, error) {
-	return loadStream(ctx, f.db, r, false, nil)
+	return loadStream(ctx, f.db, f.dir, r, false, nil)
 }
 
 // planVersions validates one key's versions (oldest first) and returns them

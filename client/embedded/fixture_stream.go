@@ -25,20 +25,38 @@ const streamBatch = 2000
 // only when complete); otherwise everything is one transaction, all or
 // nothing. hook (LoadOptions.Hook) runs after each bucket is written.
 //
+// It writes in three sweeps, each in the order of the keys it writes, so
+// a batch dirties few pages (see fixture_events.go):
+//
+//  1. buckets, object records and uploads, in fixture order; each
+//     demoted version's NoncurrentSinceNs is set to its demotion's
+//     instant, and every event goes into an external sort (temporary
+//     file in dir) on (instant, fixture order);
+//  2. the meta-log, in TsNs order: each sorted event at its instant or
+//     1ns after the previous event, whichever is later, skipping TsNs the
+//     filer already holds; the demotions that did not land on their
+//     instant go into a second sort, on (bucket, key);
+//  3. those versions' NoncurrentSinceNs set to their demotion's TsNs.
+//
 // A bucket's objects and uploads are written as they are decoded when its
 // name and versioning come before them, as the README's fixture format and
 // scripts/genfixture write them. Otherwise they are decoded whole first,
 // since every version is checked against the bucket's versioning (and
 // Object Lock). In a streamed bucket, "object_lock": true after its
 // objects is refused: they were checked without it.
-func loadStream(ctx context.Context, db *bolt.DB, r io.Reader, batched bool, hook func(LoadPoint) error) (FixtureSummary, error) {
+func loadStream(ctx context.Context, db *bolt.DB, dir string, r io.Reader, batched bool, hook func(LoadPoint) error) (FixtureSummary, error) {
 	w := &streamWriter{db: db, batched: batched}
 	// Deferred, so a panicking hook releases the transaction (and with it
-	// bbolt's writer lock) as a crash would.
+	// bbolt's writer lock) as a crash would, and stops the sort.
 	defer w.rollback()
-	fs := &fixtureStream{ctx: ctx, dec: json.NewDecoder(r), w: w, hook: hook, names: map[string]bool{}}
+	events := newSorter(ctx, dir)
+	defer events.close()
+	fs := &fixtureStream{ctx: ctx, dec: json.NewDecoder(r), w: w, hook: hook, names: map[string]bool{}, dir: dir, events: events}
 	fs.dec.DisallowUnknownFields()
 	err := fs.run()
+	if err == nil {
+		err = fs.writeMetaLog()
+	}
 	if err == nil {
 		err = w.commit()
 	}
@@ -83,7 +101,18 @@ func (w *streamWriter) commit() error {
 	}
 	tx := w.tx
 	w.tx = nil
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// The sweeps append, touching few pages, but patching
+	// noncurrent-since reads object records all over the file; it reads
+	// each page once, so its pages are given back as it goes rather than
+	// kept resident to the end. A failed release leaves them to the
+	// kernel.
+	if w.batched && fileResidentOver(releaseBudget) {
+		_ = releaseMapped(w.db)
+	}
+	return nil
 }
 
 func (w *streamWriter) rollback() {
@@ -101,6 +130,14 @@ type fixtureStream struct {
 	hook  func(LoadPoint) error
 	names map[string]bool // bucket names seen: few
 	sum   FixtureSummary
+	dir   string // where the sorts keep their temporary file
+	// events sorts the meta-log events on (instant, fixture order); seq
+	// numbers them in fixture order.
+	events *sorter
+	seq    uint64
+	// buckets are the names of the buckets written, indexed by the
+	// sort records' bucket numbers.
+	buckets []string
 }
 
 func (fs *fixtureStream) run() error {
@@ -199,6 +236,7 @@ type bucketStream struct {
 	fb       FixtureBucket
 	seen     map[string]bool // fields seen so far
 	started  bool            // its object and upload indexes exist
+	idx      uint32          // its number in fixtureStream.buckets
 	streamed bool            // objects or uploads were written as decoded
 	objects  int             // objects written, for error positions
 	uploads  int
@@ -322,6 +360,8 @@ func (fs *fixtureStream) startBucket(i int, b *bucketStream) error {
 		return fmt.Errorf("bucket %q: listed twice", fb.Name)
 	}
 	fs.names[fb.Name] = true
+	b.idx = uint32(len(fs.buckets))
+	fs.buckets = append(fs.buckets, fb.Name)
 	if _, err := bucketVersioning(fb.Versioning); err != nil {
 		return fmt.Errorf("bucket %q: %w", fb.Name, err)
 	}
@@ -422,7 +462,7 @@ func (fs *fixtureStream) writeObject(b *bucketStream, fo FixtureObject) error {
 	if err != nil {
 		return err
 	}
-	objs := objectsOf(tx, b.fb.Name)
+	objs := fs.fill(objectsOf(tx, b.fb.Name))
 	if objs.Get([]byte(fo.Key)) != nil {
 		if b.existing != nil {
 			return fmt.Errorf("object %q: listed twice, or already in the filer", fo.Key)
@@ -430,18 +470,20 @@ func (fs *fixtureStream) writeObject(b *bucketStream, fo FixtureObject) error {
 		return fmt.Errorf("object %q: listed twice", fo.Key)
 	}
 	// Oldest first: each version's put, then its predecessor's demotion
-	// at the same instant.
+	// at the same instant. The put comes first in fixture order, so the
+	// sweep (writeMetaLog) gives the demotion its put's TsNs + 1: the
+	// instant + 1 unless other events came at that instant too, in which
+	// case the sweep patches the noncurrent-since set here.
 	vs := rec.Versions
 	for i := len(vs) - 1; i >= 0; i-- {
-		if _, err := fs.event(tx, vs[i].MtimeNs, filer.Event{Type: filer.EventPut, Bucket: b.fb.Name, Key: fo.Key, VersionID: vs[i].VersionID}); err != nil {
+		if err := fs.event(sortEvent{AtNs: vs[i].MtimeNs, Code: codePut, Bucket: b.idx, Key: fo.Key, Version: vs[i].VersionID}); err != nil {
 			return err
 		}
 		if i+1 < len(vs) {
-			ts, err := fs.event(tx, vs[i].MtimeNs, filer.Event{Type: filer.EventDemote, Bucket: b.fb.Name, Key: fo.Key, VersionID: vs[i+1].VersionID})
-			if err != nil {
+			if err := fs.event(sortEvent{AtNs: vs[i].MtimeNs, Code: codeDemote, Bucket: b.idx, Key: fo.Key, Version: vs[i+1].VersionID}); err != nil {
 				return err
 			}
-			vs[i+1].NoncurrentSinceNs = ts
+			vs[i+1].NoncurrentSinceNs = vs[i].MtimeNs + 1
 		}
 	}
 	raw, err := encode(rec)
@@ -474,7 +516,7 @@ func (fs *fixtureStream) writeUpload(b *bucketStream, u FixtureUpload) error {
 	if err != nil {
 		return err
 	}
-	ups := uploadsOf(tx, b.fb.Name)
+	ups := fs.fill(uploadsOf(tx, b.fb.Name))
 	k := uploadKey(u.Key, u.UploadID)
 	if ups.Get(k) != nil {
 		return fmt.Errorf("upload %q of %q: listed twice", u.UploadID, u.Key)
@@ -486,24 +528,136 @@ func (fs *fixtureStream) writeUpload(b *bucketStream, u FixtureUpload) error {
 	if err := ups.Put(k, raw); err != nil {
 		return err
 	}
-	if _, err := fs.event(tx, u.Initiated.UnixNano(), filer.Event{Type: filer.EventMPUInit, Bucket: b.fb.Name, Key: u.Key, UploadID: u.UploadID}); err != nil {
+	if err := fs.event(sortEvent{AtNs: u.Initiated.UnixNano(), Code: codeMPUInit, Bucket: b.idx, Key: u.Key, UploadID: u.UploadID}); err != nil {
 		return err
 	}
 	fs.sum.Uploads++
 	return nil
 }
 
-// event writes ev at atNs, or the first free TsNs after it.
-func (fs *fixtureStream) event(tx *bolt.Tx, atNs int64, ev filer.Event) (int64, error) {
-	if atNs < 0 {
-		return 0, fmt.Errorf("event %s %s/%s at %d: times before 1970 are not supported", ev.Type, ev.Bucket, ev.Key, atNs)
+// fill packs b's pages full when the load builds a new filer: its
+// records arrive in key order (genfixture's objects, and the meta-log
+// sweep always), so bbolt's default of half-full pages would only make
+// the file twice as large.
+func (fs *fixtureStream) fill(b *bolt.Bucket) *bolt.Bucket {
+	if fs.w.batched {
+		b.FillPercent = 1.0
 	}
-	log := tx.Bucket(bktMetalog)
-	ts := atNs
-	for log.Get(tsKey(ts)) != nil {
-		ts++
+	return b
+}
+
+// event queues e for the meta-log sweep.
+func (fs *fixtureStream) event(e sortEvent) error {
+	if e.AtNs < 0 {
+		typ, _ := eventType(e.Code)
+		return fmt.Errorf("event %s %s/%s at %d: times before 1970 are not supported", typ, fs.buckets[e.Bucket], e.Key, e.AtNs)
 	}
-	ev.TsNs = ts
+	e.Seq = fs.seq
+	fs.seq++
 	fs.sum.Events++
-	return ts, putEvent(tx, ev)
+	return fs.events.add(fs.ctx, encodeEvent(e))
+}
+
+func eventType(code byte) (filer.EventType, error) {
+	switch code {
+	case codePut:
+		return filer.EventPut, nil
+	case codeDemote:
+		return filer.EventDemote, nil
+	case codeMPUInit:
+		return filer.EventMPUInit, nil
+	}
+	return "", errBadRecord
+}
+
+// writeMetaLog writes the sorted events into the meta-log, in TsNs order:
+// each at its instant or 1ns after the previous one, whichever is later,
+// and past any TsNs the filer already holds. Then it sets the
+// NoncurrentSinceNs of each version whose demotion did not land on its
+// instant to that demotion's TsNs.
+func (fs *fixtureStream) writeMetaLog() error {
+	patches := newSorter(fs.ctx, fs.dir)
+	defer patches.close()
+	held := int64(-1) // the filer's last TsNs before this load
+	first := true
+	last := int64(-1) // the TsNs of the previous event written
+	err := fs.events.each(fs.ctx, func(rec string) error {
+		e, err := decodeEvent(rec)
+		if err != nil {
+			return err
+		}
+		typ, err := eventType(e.Code)
+		if err != nil || int(e.Bucket) >= len(fs.buckets) {
+			return errBadRecord
+		}
+		tx, err := fs.w.txn()
+		if err != nil {
+			return err
+		}
+		log := fs.fill(tx.Bucket(bktMetalog))
+		if first {
+			if k, _ := log.Cursor().Last(); k != nil {
+				held = tsFromKey(k)
+			}
+			first = false
+		}
+		ts := max(e.AtNs, last+1)
+		for ts <= held && log.Get(tsKey(ts)) != nil {
+			ts++
+		}
+		last = ts
+		ev := filer.Event{TsNs: ts, Type: typ, Bucket: fs.buckets[e.Bucket], Key: e.Key, VersionID: e.Version, UploadID: e.UploadID}
+		if err := putEvent(tx, ev); err != nil {
+			return err
+		}
+		if e.Code == codeDemote && ts != e.AtNs+1 {
+			return patches.add(fs.ctx, encodePatch(demotePatch{Bucket: e.Bucket, Key: e.Key, Version: e.Version, TsNs: ts}))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return patches.each(fs.ctx, fs.patchDemote)
+}
+
+// patchDemote sets one demoted version's NoncurrentSinceNs to its
+// demotion's TsNs.
+func (fs *fixtureStream) patchDemote(rec string) error {
+	p, err := decodePatch(rec)
+	if err != nil {
+		return err
+	}
+	if int(p.Bucket) >= len(fs.buckets) {
+		return errBadRecord
+	}
+	name := fs.buckets[p.Bucket]
+	tx, err := fs.w.txn()
+	if err != nil {
+		return err
+	}
+	objs := fs.fill(objectsOf(tx, name))
+	raw := objs.Get([]byte(p.Key))
+	if raw == nil {
+		return fmt.Errorf("object %s/%s: written by this load but missing when its demotion was timed", name, p.Key)
+	}
+	var obj objectRecord
+	if err := decode("object "+name+"/"+p.Key, raw, &obj); err != nil {
+		return err
+	}
+	found := false
+	for i := range obj.Versions {
+		if obj.Versions[i].VersionID == p.Version {
+			obj.Versions[i].NoncurrentSinceNs = p.TsNs
+			found = true
+			break
+		}
+	}
+	if !found {
+		return fmt.Errorf("object %s/%s: version %s written by this load but missing when its demotion was timed", name, p.Key, p.Version)
+	}
+	if raw, err = encode(obj); err != nil {
+		return err
+	}
+	return objs.Put([]byte(p.Key), raw)
 }
