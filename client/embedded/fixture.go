@@ -124,16 +124,20 @@ var ErrBucketExists = errors.New("bucket already exists")
 //
 // The meta-log gets the history the fixture implies: EventPut at each
 // version's mtime, EventDemote of its predecessor at the same instant (the
-// demoted version's NoncurrentSinceNs is that event's TsNs) and
-// EventMPUInit at each upload's initiated time. An event whose TsNs is
-// taken goes 1ns later, as often as needed, so TsNs stay unique; events
-// are written in fixture order (a key's versions oldest first, then the
-// bucket's uploads). Load into a fresh filer: events land at their
-// mtimes, possibly before events already in the log.
+// demoted version's NoncurrentSinceNs is that event's TsNs, exactly) and
+// EventMPUInit at each upload's initiated time. TsNs are unique: the
+// events are taken in order of (instant, fixture order), fixture order
+// being a key's versions oldest first, each put before the demotion of
+// its predecessor, then the bucket's uploads; each gets its instant or
+// the previous event's TsNs + 1, whichever is later, and then the first
+// TsNs after that the filer does not already hold. A demotion therefore
+// lands at least 1ns after its successor's put. Events land at their
+// instants, possibly before events already in the log.
 //
-// The fixture is decoded as a stream (see fixtureStream): memory does not
-// grow with its objects, but one transaction holds every page it changes
-// until the commit. Load into a new filer commits in batches instead.
+// The fixture is decoded as a stream (see fixtureStream), and the events
+// are sorted outside memory (fixture_events.go): memory does not grow
+// with the fixture, but one transaction holds every page it changes until
+// the commit. Load into a new filer commits in batches instead.
 //
 // LoadFixture writes into this open filer; Load is what "ilmctl filer
 // load" uses, which also creates a new filer all or nothing.

@@ -16,7 +16,7 @@ import (
 // meta-log in every batch (bbolt rewrites each dirty page on commit, and
 // every page touched stays resident in the map), which made a load's
 // time and memory grow faster than the data. Instead each event goes
-// into an external sort (sortedEvents) on (instant, fixture order); the
+// into an external sort (sorter) on (instant, fixture order); the
 // sorted events are appended to the meta-log, and the demotions whose
 // TsNs differ from their instant are sorted again, by key, to patch the
 // noncurrent-since of their object records in one sequential pass (see

@@ -32,8 +32,8 @@ const (
 // again after a release (the B+tree's branch pages, mostly) each cost a
 // fault, and releasing every 20ms cost a 1M-version cold pass about 16
 // CPU-seconds (most of it system time); on the budget a release comes
-// once per ~20 MiB of pages newly read. `filer load` does not release at
-// all (see buildDB).
+// once per ~20 MiB of pages newly read. `filer load` releases after its
+// commits instead (streamWriter.commit), on the same budget.
 type mapReleaser struct {
 	stop chan struct{}
 	once sync.Once
