@@ -2,7 +2,9 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -183,5 +185,28 @@ func TestSortRecordsRoundTrip(t *testing.T) {
 	}
 	if !slices.Equal(order, []uint64{4, 5, 0, 1}) {
 		t.Errorf("sorted event records by Seq: %v, want [4 5 0 1]", order)
+	}
+}
+
+// TestLoadSortFileStaysInvisible: while a load sorts through its
+// temporary file (runs of two records), the filer directory holds only
+// the unfinished database, and a load that fails there leaves nothing.
+func TestLoadSortFileStaysInvisible(t *testing.T) {
+	defer func(n int) { sortChunk = n }(sortChunk)
+	sortChunk = 2
+	dir := filepath.Join(t.TempDir(), "D")
+	var during []string
+	_, err := Load(context.Background(), dir, strings.NewReader(collidingFixture), LoadOptions{Hook: func(p LoadPoint) error {
+		during = dirNames(t, dir)
+		return fmt.Errorf("injected")
+	}})
+	if err == nil || err.Error() != "fixture: injected" {
+		t.Fatalf("err = %v, want the injected one", err)
+	}
+	if len(during) != 1 || !strings.HasPrefix(during[0], UnfinishedPrefix) {
+		t.Errorf("during the load %s held %v, want only the unfinished database", dir, during)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed load left %s behind (stat: %v)", dir, err)
 	}
 }
