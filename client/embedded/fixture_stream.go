@@ -49,7 +49,7 @@ func loadStream(ctx context.Context, db *bolt.DB, dir string, r io.Reader, batch
 	// Deferred, so a panicking hook releases the transaction (and with it
 	// bbolt's writer lock) as a crash would, and stops the sort.
 	defer w.rollback()
-	events := newSorter(ctx, dir)
+	events := newSorter(ctx, dir, sortChunk)
 	defer events.close()
 	fs := &fixtureStream{ctx: ctx, dec: json.NewDecoder(r), w: w, hook: hook, names: map[string]bool{}, dir: dir, events: events}
 	fs.dec.DisallowUnknownFields()
@@ -576,7 +576,7 @@ func eventType(code byte) (filer.EventType, error) {
 // NoncurrentSinceNs of each version whose demotion did not land on its
 // instant to that demotion's TsNs.
 func (fs *fixtureStream) writeMetaLog() error {
-	patches := newSorter(fs.ctx, fs.dir)
+	patches := newSorter(fs.ctx, fs.dir, sortChunk/4)
 	defer patches.close()
 	held := int64(-1) // the filer's last TsNs before this load
 	first := true
