@@ -75,6 +75,9 @@ func (s *sorter) add(ctx context.Context, rec string) error {
 	case s.in <- rec:
 		return nil
 	case err, ok := <-s.errc:
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr // the sort stopped because the load was cancelled
+		}
 		if !ok || err == nil {
 			err = errors.New("external sort ended early")
 		}
@@ -104,6 +107,9 @@ func (s *sorter) each(ctx context.Context, fn func(string) error) error {
 		}
 	}
 	if err, ok := <-s.errc; ok && err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		s.err = fmt.Errorf("sort meta-log events: %w", err)
 		return s.err
 	}
