@@ -18,7 +18,7 @@ import (
 // time and memory grow faster than the data. Instead each event goes
 // into an external sort (sorter) on (instant, fixture order); the
 // sorted events are appended to the meta-log, and the demotions whose
-// TsNs differ from their instant are sorted again, by key, to patch the
+// TsNs differ from instant + 1ns are sorted again, by key, to patch the
 // noncurrent-since of their object records in one sequential pass (see
 // loadStream).
 //
@@ -214,8 +214,8 @@ func uvarintString(s string) (uint64, int) {
 	return 0, 0
 }
 
-// demotePatch is a demoted version whose EventDemote took a later TsNs
-// than its instant: its record's NoncurrentSinceNs must become TsNs.
+// demotePatch is a demoted version whose EventDemote took another TsNs
+// than instant + 1ns: its record's NoncurrentSinceNs must become TsNs.
 type demotePatch struct {
 	Bucket  uint32
 	Key     string

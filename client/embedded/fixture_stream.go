@@ -30,12 +30,14 @@ const streamBatch = 2000
 //
 //  1. buckets, object records and uploads, in fixture order; each
 //     demoted version's NoncurrentSinceNs is set to its demotion's
-//     instant, and every event goes into an external sort (temporary
-//     file in dir) on (instant, fixture order);
+//     instant + 1ns (where the demotion lands, 1ns after its successor's
+//     put, unless other events share the instant), and every event goes
+//     into an external sort (temporary file in dir) on (instant, fixture
+//     order);
 //  2. the meta-log, in TsNs order: each sorted event at its instant or
 //     1ns after the previous event, whichever is later, skipping TsNs the
-//     filer already holds; the demotions that did not land on their
-//     instant go into a second sort, on (bucket, key);
+//     filer already holds; the demotions that did not land on instant +
+//     1ns go into a second sort, on (bucket, key);
 //  3. those versions' NoncurrentSinceNs set to their demotion's TsNs.
 //
 // A bucket's objects and uploads are written as they are decoded when its
@@ -574,7 +576,7 @@ func eventType(code byte) (filer.EventType, error) {
 // each at its instant or 1ns after the previous one, whichever is later,
 // and past any TsNs the filer already holds. Then it sets the
 // NoncurrentSinceNs of each version whose demotion did not land on its
-// instant to that demotion's TsNs.
+// instant + 1ns (what writeObject wrote) to that demotion's TsNs.
 func (fs *fixtureStream) writeMetaLog() error {
 	patches := newSorter(fs.ctx, fs.dir, sortChunk/4)
 	defer patches.close()
