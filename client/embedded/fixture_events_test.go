@@ -210,3 +210,24 @@ func TestLoadSortFileStaysInvisible(t *testing.T) {
 		t.Errorf("the failed load left %s behind (stat: %v)", dir, err)
 	}
 }
+
+// TestLoadTakesEventsInInstantOrder: events are timed in order of
+// instant, not of the fixture, so a key listed first but put 1ns later
+// than two others comes after both: b and c at T and T+1ns, a at T+2ns
+// (timing events in fixture order, a would take T+1ns and push c to
+// T+2ns).
+func TestLoadTakesEventsInInstantOrder(t *testing.T) {
+	f := openTest(t, Options{})
+	loadTest(t, f, `{"buckets":[{"name":"u","objects":[
+	  {"key":"a","versions":[{"mtime":"2026-01-01T00:00:00.000000001Z"}]},
+	  {"key":"b","versions":[{"mtime":"2026-01-01T00:00:00Z"}]},
+	  {"key":"c","versions":[{"mtime":"2026-01-01T00:00:00Z"}]}]}]}`)
+	T := ns("2026-01-01T00:00:00Z")
+	var got []string
+	for _, ev := range allEvents(t, f, -1) {
+		got = append(got, fmt.Sprintf("%s+%d", ev.Key, ev.TsNs-T))
+	}
+	if want := []string{"b+0", "c+1", "a+2"}; !slices.Equal(got, want) {
+		t.Errorf("meta-log = %v, want %v", got, want)
+	}
+}
