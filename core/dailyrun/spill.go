@@ -118,10 +118,12 @@ type keyTable struct {
 }
 
 // keyRun is one spill file: n entries of entrySize bytes (the hash's two
-// halves and the value, big-endian), sorted by hash.
+// halves and the value, big-endian), sorted by hash. A spill of memory is
+// level 0; a merge of runs of level l is level l+1.
 type keyRun struct {
 	f     *os.File
 	n     int
+	level int
 	first [][2]uint64
 	bloom *bloom.BloomFilter
 }
@@ -129,16 +131,19 @@ type keyRun struct {
 const (
 	entrySize = 24
 	runBlock  = 128
-	maxRuns   = 4
+	// mergeFanIn runs of one level merge into one of the next.
+	mergeFanIn = 4
 )
 
 func newKeyTable(sp *spill, memMax int) *keyTable {
 	return &keyTable{sp: sp, mem: map[[2]uint64]int64{}, memMax: max(memMax, 1)}
 }
 
-// put sets h's in-memory value, spilling the memory to a new run once it
-// holds memMax entries, and merging the runs into one once there are
-// maxRuns: a lookup tests each run's filter, so their number stays small.
+// put sets h's in-memory value, spilling the memory to a new run (level
+// 0) once it holds memMax entries. Runs merge by size, as a log-structured
+// merge does: mergeFanIn runs of one level become one of the next, so a
+// table of n entries has at most mergeFanIn-1 runs per level (a lookup
+// tests each run's filter) and each entry is rewritten once per level.
 func (t *keyTable) put(h [2]uint64, v int64) {
 	t.mem[h] = v
 	if len(t.mem) < t.memMax || t.noMore {
@@ -148,9 +153,14 @@ func (t *keyTable) put(h [2]uint64, v int64) {
 		t.noMore = true
 		return
 	}
-	if len(t.runs) >= maxRuns {
-		if err := t.mergeRuns(); err != nil {
+	for n := len(t.runs); n >= mergeFanIn; n = len(t.runs) {
+		level := t.runs[n-1].level
+		if t.runs[n-mergeFanIn].level != level {
+			break // levels only fall along runs, so the ones between match too
+		}
+		if err := t.mergeRuns(n-mergeFanIn, level+1); err != nil {
 			t.noMore = true
+			return
 		}
 	}
 }
@@ -208,13 +218,14 @@ func (t *keyTable) spillMem() error {
 	return nil
 }
 
-// mergeRuns replaces every run by one holding their entries, the earliest
-// value of each hash (a keySet's values are all 0). It reads each run
-// once, in order, a block at a time.
-func (t *keyTable) mergeRuns() error {
+// mergeRuns replaces the runs from t.runs[from] on by one run of level
+// holding their entries, the earliest value of each hash (a keySet's
+// values are all 0). It reads each run once, in order, a block at a time.
+func (t *keyTable) mergeRuns(from, level int) error {
 	total := 0
-	heads := make([]*runReader, 0, len(t.runs))
-	for _, r := range t.runs {
+	merged := t.runs[from:]
+	heads := make([]*runReader, 0, len(merged))
+	for _, r := range merged {
 		total += r.n
 		rr := &runReader{r: bufio.NewReaderSize(io.NewSectionReader(r.f, 0, int64(r.n)*entrySize), runBlock*entrySize), left: r.n}
 		if err := rr.next(); err != nil {
@@ -262,10 +273,11 @@ func (t *keyTable) mergeRuns() error {
 	if err != nil {
 		return err
 	}
-	for _, r := range t.runs {
+	for _, r := range merged {
 		t.sp.release(r.f)
 	}
-	t.runs = []*keyRun{run}
+	run.level = level
+	t.runs = append(t.runs[:from], run)
 	return nil
 }
 
