@@ -107,6 +107,11 @@ Against a live filer (seaweedfs://, s3://) the meta-log is read only up to
 the server's clock, and a real pass dated more than 2m after it is refused:
 use --dry-run to preview a future --now.
 
+Memory does not grow with the pass: past a fixed bound, the targets it
+dispatched and the keys a cold walk left pending move to scratch files
+under $TMPDIR (24 bytes each, about 120 MB for 5M deletes), removed when
+the pass ends.
+
 On a terminal, stderr shows a live progress line while the pass runs
 (events replayed, entries walked, deletes done of dispatched and per
 second, limiter wait, elapsed against -runtime), cleared before the

@@ -275,10 +275,14 @@ func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) erro
 func (p *pass) dispatchedNoop(key string) (done, noop bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.seen.has(key) {
+	// A spill file that cannot be read counts the target as not
+	// dispatched: dispatching it again is safe (the store checks its
+	// identity), skipping it would not be.
+	if done, err := p.seen.has(key); err != nil || !done {
 		return false, false
 	}
-	return true, p.noops.has(key)
+	noop, err := p.noops.has(key)
+	return true, noop && err == nil
 }
 
 // dispatched reports whether a shard completed key's dispatch this pass.

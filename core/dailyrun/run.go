@@ -83,6 +83,15 @@ type Config struct {
 	// OnAction, and the pass holds counts (Result.Buckets, each shard's
 	// Outcomes), so its memory does not grow with the actions it takes.
 	DiscardActions bool
+	// SpillDir is where the pass makes its scratch directory when the
+	// targets it dispatched, or the keys a cold walk left pending, outgrow
+	// their memory bound (a few tens of MiB); "" means the system's
+	// temporary directory ($TMPDIR). The directory is removed when the
+	// pass returns.
+	SpillDir string
+	// keyMemMax, when not 0, replaces every key table's memory bound
+	// (seenMemMax, coldKeysMemMax): tests set it to spill at once.
+	keyMemMax int
 	// RejectedBuckets counts the buckets whose lifecycle configuration was
 	// rejected before the pass (none of their rules is in Snapshot). The
 	// pass does not run them; they count in Result.Errors, so in the
@@ -235,6 +244,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg.MetaLogRetention = EffectiveRetention(cfg.Store, cfg.MetaLogRetention)
 	started := cfg.Clock()
 	p := newPass(cfg)
+	defer p.spill.close()
 	res := &Result{RunNow: cfg.RunNow, DryRun: cfg.DryRun, RejectedBuckets: cfg.RejectedBuckets}
 
 	states := make([]*shardRun, len(shards))

@@ -41,6 +41,8 @@ type pass struct {
 	counts  map[bucketKind]*BucketKindCounts
 	notices []Notice
 	noticed map[string]bool
+	// spill holds the key tables that outgrow memory; closed by Run.
+	spill *spill
 	// seen holds the targets dispatched (or, in a dry run, listed) this
 	// pass, by any shard; under p.mu.
 	seen *keySet
@@ -54,6 +56,7 @@ type pass struct {
 }
 
 func newPass(cfg Config) *pass {
+	sp := newSpill(cfg.SpillDir)
 	p := &pass{
 		cfg:        cfg,
 		snap:       cfg.Snapshot,
@@ -63,8 +66,9 @@ func newPass(cfg Config) *pass {
 		pageSize:   cfg.PageSize,
 		queueLimit: cfg.QueueLimit,
 		byID:       map[int]*shardRun{},
-		seen:       newKeySet(),
-		noops:      newKeySet(),
+		spill:      sp,
+		seen:       newKeySet(sp, memMax(cfg, seenMemMax)),
+		noops:      newKeySet(sp, memMax(cfg, seenMemMax)),
 		counts:     map[bucketKind]*BucketKindCounts{},
 		lookups:    lookups{},
 	}

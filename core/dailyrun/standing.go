@@ -48,6 +48,7 @@ func Plan(ctx context.Context, cfg Config) ([]ShardPlan, int64, error) {
 		return nil, 0, err
 	}
 	p := newPass(cfg)
+	defer p.spill.close()
 	out := make([]ShardPlan, 0, len(shards))
 	for _, id := range shards {
 		if err := ctx.Err(); err != nil {

@@ -380,10 +380,6 @@ func (p *pass) walkRange(ctx context.Context, g *walkGroup, bucket, prefix strin
 	return nil
 }
 
-// maxColdKeys bounds a shard's coldKeys; past it the shard looks every
-// replayed key up as usual.
-const maxColdKeys = 1 << 20
-
 // trackColdKeys starts recording, for a cold-start shard, which keys the
 // recovery walk leaves with a replay match not yet due. The walk lists
 // every key after runNow and dispatches every due match, so the replay
@@ -393,7 +389,7 @@ const maxColdKeys = 1 << 20
 // meta-log).
 func (p *pass) trackColdKeys(s *shardRun) {
 	if s.walkPlan == WalkRecovery && !s.found {
-		s.coldKeys, s.coldUnsettled = newKeyDues(), newKeySet()
+		s.coldKeys, s.coldUnsettled = newKeyDues(p.spill, memMax(p.cfg, coldKeysMemMax)), newKeySet(p.spill, memMax(p.cfg, coldKeysMemMax))
 	}
 }
 
@@ -422,10 +418,15 @@ func (p *pass) settledByColdWalk(bucket, key string, anyPending bool) (settled b
 		return false, 0
 	}
 	k := lookupKey(bucket, key)
-	if o.coldUnsettled.has(k) {
+	// A spill file that cannot be read settles nothing: the key is looked
+	// up.
+	if unsettled, err := o.coldUnsettled.has(k); err != nil || unsettled {
 		return false, 0
 	}
-	due, pending := o.coldKeys.get(k)
+	due, pending, err := o.coldKeys.get(k)
+	if err != nil {
+		return false, 0
+	}
 	if !pending {
 		return true, 0
 	}
@@ -445,10 +446,6 @@ func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts [
 				continue
 			}
 			if m, ok := p.snap.EvaluateVersion(a, obj, idx); ok && !m.IsDue(p.cfg.RunNow) {
-				if s.coldKeys.len() >= maxColdKeys {
-					s.coldKeys = nil // too many to remember: look every key up
-					return
-				}
 				s.coldKeys.note(k, dueNs(m))
 			}
 		}

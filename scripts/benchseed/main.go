@@ -27,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -509,7 +510,9 @@ func listBucket(ctx context.Context, c *s3.Client, bucket string) ([]string, err
 // profileRun runs `ilmctl run` (the same command package the binary uses)
 // with args, writing a CPU profile of the whole pass to the file named by
 // args[0], and prints the pass's gRPC calls by method (rpcStats) and the
-// process's CPU time to stderr. It lets the benchmark say where ilmctl's
+// process's CPU time to stderr. With BENCHSEED_HEAP set, it also writes
+// there a heap profile taken when the heap in use peaked (sampled every
+// 50 ms). It lets the benchmark say where ilmctl's
 // time goes without adding profiling flags to the product.
 func profileRun(args []string) int {
 	if len(args) < 1 {
@@ -530,13 +533,54 @@ func profileRun(args []string) int {
 		fmt.Fprintln(os.Stderr, "benchseed:", err)
 		return 1
 	}
+	stopHeap := peakHeapProfile(os.Getenv("BENCHSEED_HEAP"))
 	t0 := time.Now()
 	err = cmd.ExecuteContext(context.Background())
 	pprof.StopCPUProfile()
+	stopHeap()
 	stats.print(os.Stderr, time.Since(t0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchseed: ilmctl run:", err)
 		return 1
 	}
 	return 0
+}
+
+// peakHeapProfile samples the heap in use every 50 ms and, each time it
+// passes its peak so far, writes a heap profile to path (nothing when path
+// is empty). The returned function stops the sampling and reports the
+// peak to stderr.
+func peakHeapProfile(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	var peak uint64
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse < peak+peak/20 {
+				continue
+			}
+			peak = ms.HeapInuse
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		fmt.Fprintf(os.Stderr, "benchseed: peak heap in use %d MiB, profile in %s\n", peak>>20, path)
+	}
 }
