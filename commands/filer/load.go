@@ -51,7 +51,12 @@ The load is all or nothing, even if ilmctl is killed (kill -9, power loss):
     otherwise it is an error.
 A filer.db.ilmctl-load-* file left by a killed load is never read as a
 filer; the next load into DIR removes it and says so. Two loads into one
-DIR at once: the second fails and changes nothing.`,
+DIR at once: the second fails and changes nothing.
+
+The meta-log events are sorted through a temporary file in DIR that is
+unlinked as soon as it is created: while the load runs it takes about 25
+bytes of disk per event plus the event's key and version ID (some 0.7 GB
+at 10M versions), and none after.`,
 		Example: `  ilmctl filer load testdata/demo/fixture.json
   ilmctl filer load fixture.json --filer /tmp/ilm-demo`,
 		Args: func(_ *cobra.Command, args []string) error {
