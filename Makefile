@@ -94,7 +94,7 @@ demo: build ## load testdata/demo/fixture.json into ./demo-data, explain a key, 
 	fi
 
 # BENCH_VERSIONS sizes the pass benchmark; BENCH_10M=1 adds 10M versions
-# (about 2 GB of fixture and filer on disk, and an hour on 2 cores).
+# (about 5 GB of fixture and filer on disk, and about 50 minutes on 2 cores).
 BENCH_VERSIONS ?= 100000,1000000
 ifeq ($(BENCH_10M),1)
 BENCH_VERSIONS := $(BENCH_VERSIONS),10000000
