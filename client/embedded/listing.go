@@ -73,6 +73,7 @@ func (f *Filer) ListObjects(ctx context.Context, bucket, startAfter string, limi
 		}
 		return nil
 	})
+	f.afterRead()
 	if err != nil {
 		return nil, "", err
 	}
@@ -104,6 +105,7 @@ func (f *Filer) LookupObject(ctx context.Context, bucket, key string) (filer.Obj
 		obj, found = rec.toObject(key), len(rec.Versions) > 0
 		return nil
 	})
+	f.afterRead()
 	return obj, found, err
 }
 
@@ -156,6 +158,7 @@ func (f *Filer) ListUploads(ctx context.Context, bucket, startAfter string, limi
 		}
 		return nil
 	})
+	f.afterRead()
 	if err != nil {
 		return nil, "", err
 	}

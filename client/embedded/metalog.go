@@ -97,5 +97,6 @@ func (f *Filer) readEvents(sinceNs, untilNs int64, limit int) ([]filer.Event, er
 		}
 		return nil
 	})
+	f.afterRead()
 	return out, err
 }

@@ -106,3 +106,47 @@ func TestReleaseMapped(t *testing.T) {
 		t.Errorf("after release read %d records (sizes %d), before %d (%d), want %d", n2, sizes2, n, sizes, objects)
 	}
 }
+
+// TestAfterReadReleases: with the timer stopped, lookups alone give the
+// mapped pages back once every releaseReadEvery reads past the budget,
+// and every lookup still reads its record.
+func TestAfterReadReleases(t *testing.T) {
+	const objects = 2 * releaseReadEvery
+	tag := strings.Repeat("t", 4000) // ~2 MB of records
+	var objs []map[string]any
+	for i := 0; i < objects; i++ {
+		objs = append(objs, map[string]any{"key": fmt.Sprintf("k%05d", i), "versions": []any{map[string]any{
+			"version_id": "v", "mtime": "2026-01-01T00:00:00Z", "size": i, "etag": "e", "tags": map[string]string{"t": tag}}}})
+	}
+	fixture, err := json.Marshal(map[string]any{"buckets": []any{map[string]any{"name": "b", "versioning": "Enabled", "objects": objs}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := openTest(t, Options{})
+	loadTest(t, f, string(fixture))
+	f.release.close() // only afterRead releases from here on
+	f.readBudget = 0  // any resident page is over it
+	path := filepath.Join(f.Dir(), DBFile)
+	lookup := func(i int) {
+		t.Helper()
+		obj, found, err := f.LookupObject(t.Context(), "b", fmt.Sprintf("k%05d", i))
+		if err != nil || !found || obj.Versions[0].Size != int64(i) {
+			t.Fatalf("lookup %d: found %v, %v, %+v", i, found, err, obj.Versions)
+		}
+	}
+	f.reads.Store(0)
+	for i := range releaseReadEvery - 1 {
+		lookup(i)
+	}
+	before := mappedRssKiB(t, path)
+	if before < 512 {
+		t.Fatalf("after %d lookups %d KiB of filer.db resident, want the ~1 MB read", releaseReadEvery-1, before)
+	}
+	lookup(releaseReadEvery - 1) // the releaseReadEvery-th read releases
+	if after := mappedRssKiB(t, path); after > before/4 {
+		t.Errorf("after the %dth lookup %d KiB of filer.db resident (was %d): not released", releaseReadEvery, after, before)
+	}
+	for i := releaseReadEvery; i < objects; i++ {
+		lookup(i)
+	}
+}

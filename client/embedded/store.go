@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -120,6 +121,10 @@ type Filer struct {
 	// read transaction; no transaction is held while fn runs.
 	subscribeBatch int
 	release        *mapReleaser
+	// reads counts reads for afterRead; readBudget is its releaseBudget
+	// (tests lower it).
+	reads      atomic.Int64
+	readBudget int64
 }
 
 var _ filer.Store = (*Filer)(nil)
@@ -166,6 +171,7 @@ func newFiler(db *bolt.DB, dir string, opts Options) *Filer {
 	f := &Filer{db: db, dir: dir, clock: clock, hook: opts.DeleteHook, subscribeBatch: 1000}
 	f.deletes = newGroupCommit(f, opts.BeforeCommit)
 	f.release = startMapReleaser(db, releaseEvery)
+	f.readBudget = releaseBudget
 	return f
 }
 
