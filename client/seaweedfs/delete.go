@@ -2,8 +2,10 @@ package seaweedfs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/seaweedfs/seaweedfs/weed/pb/s3_lifecycle_pb"
 
@@ -33,6 +35,15 @@ var outcomes = map[s3_lifecycle_pb.LifecycleDeleteOutcome]filer.Outcome{
 	s3_lifecycle_pb.LifecycleDeleteOutcome_BLOCKED:             filer.OutcomeBlocked,
 }
 
+// defaultDeleteTimeout bounds one LifecycleDelete call. A delete re-reads
+// one version and writes one entry or two: it takes milliseconds, seconds
+// on a loaded server. A BENCH_SCALE=4 run of scripts/bench-vs-seaweedfs.sh
+// saw a weed server leave 128 calls unanswered for 27 minutes.
+const defaultDeleteTimeout = 2 * time.Minute
+
+// ErrNoAnswer is a LifecycleDelete the server did not answer in time.
+var ErrNoAnswer = errors.New("no answer from the server")
+
 // LifecycleDelete sends one LifecycleDelete to the S3 gateway, which
 // re-fetches the target, compares the EntryIdentity (mtime_ns, size,
 // head_fid, extended_hash), checks Object Lock and deletes
@@ -56,6 +67,13 @@ var outcomes = map[s3_lifecycle_pb.LifecycleDeleteOutcome]filer.Outcome{
 // not read through a seaweedfs Store, so there is nothing sound to compare)
 // are BLOCKED without a call; an outcome outside the five known ones is an
 // error, as is every transport failure.
+//
+// A call the server does not answer within defaultDeleteTimeout fails
+// with ErrNoAnswer, so a server that stopped answering halts the shards
+// that wait on it (after the pass's retries) instead of holding the pass
+// until -runtime ends it. Whether such a delete was applied is unknown;
+// the next pass decides the key again and the identity check makes a
+// repeat NOOP_RESOLVED.
 func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
 	kind, ok := kinds[lifecycle.ActionKind(req.Kind)]
 	if !ok {
@@ -94,8 +112,19 @@ func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 	if err != nil {
 		return "", err
 	}
-	resp, err := s.lc.LifecycleDelete(actx, pb)
+	timeout := s.deleteTimeout
+	if timeout <= 0 {
+		timeout = defaultDeleteTimeout
+	}
+	cctx, cancel := context.WithTimeout(actx, timeout)
+	defer cancel()
+	resp, err := s.lc.LifecycleDelete(cctx, pb)
 	if err != nil {
+		if ctx.Err() == nil && cctx.Err() != nil {
+			// The call's own deadline, not the pass's: a transport error
+			// (retried, then the shard halts), never a cancellation.
+			return "", fmt.Errorf("LifecycleDelete %s/%s: %w after %s", req.Bucket, req.Key, ErrNoAnswer, timeout)
+		}
 		return "", fmt.Errorf("LifecycleDelete %s/%s: %w", req.Bucket, req.Key, err)
 	}
 	out, ok := outcomes[resp.GetOutcome()]

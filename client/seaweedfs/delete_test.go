@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/seaweedfs/seaweedfs/weed/pb/filer_pb"
@@ -142,5 +143,41 @@ func TestLifecycleDeleteOutcomes(t *testing.T) {
 	s := &Store{lc: &fakeLifecycle{outcome: s3_lifecycle_pb.LifecycleDeleteOutcome_LIFECYCLE_DELETE_OUTCOME_UNSPECIFIED}, bucketsPath: "/buckets"}
 	if _, err := s.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: v.Identity()}); err == nil {
 		t.Error("an unspecified outcome was accepted")
+	}
+}
+
+// hangingLifecycle never answers: each call returns only when its context
+// ends, with the context's error.
+type hangingLifecycle struct{}
+
+func (hangingLifecycle) LifecycleDelete(ctx context.Context, _ *s3_lifecycle_pb.LifecycleDeleteRequest, _ ...grpc.CallOption) (*s3_lifecycle_pb.LifecycleDeleteResponse, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestLifecycleDeleteNoAnswer: a call the server leaves unanswered fails
+// with ErrNoAnswer once the call's deadline passes, an error the pass
+// treats as a transport failure (not its own cancellation); a pass that
+// is cancelled while waiting still gets its cancellation back.
+func TestLifecycleDeleteNoAnswer(t *testing.T) {
+	v, _ := listedVersion(t)
+	req := filer.DeleteRequest{Bucket: "b", Key: "a/k", Kind: string(lifecycle.NoncurrentDays), RuleID: "r", Expected: v.Identity()}
+
+	s := &Store{lc: hangingLifecycle{}, bucketsPath: "/buckets", deleteTimeout: 20 * time.Millisecond}
+	_, err := s.LifecycleDelete(context.Background(), req)
+	if !errors.Is(err, ErrNoAnswer) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		t.Errorf("unanswered call: %v; want ErrNoAnswer, not a context error", err)
+	}
+
+	s.deleteTimeout = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.LifecycleDelete(ctx, req)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, ErrNoAnswer) {
+		t.Errorf("cancelled pass: %v; want context.Canceled", err)
 	}
 }

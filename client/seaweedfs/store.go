@@ -60,6 +60,9 @@ type Store struct {
 	// dir_buckets), "/buckets" by default.
 	bucketsPath string
 	auth        Auth
+	// deleteTimeout bounds one LifecycleDelete call; 0 means
+	// defaultDeleteTimeout (tests shorten it).
+	deleteTimeout time.Duration
 }
 
 var _ filer.Store = (*Store)(nil)
