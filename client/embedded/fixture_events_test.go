@@ -203,6 +203,10 @@ func TestLoadSortFileStaysInvisible(t *testing.T) {
 	if err == nil || err.Error() != "fixture: injected" {
 		t.Fatalf("err = %v, want the injected one", err)
 	}
+	// extsort creates its file and unlinks it at once, on its own
+	// goroutine: a listing can fall between the two. Anything else, or
+	// anything left after the load, is a defect.
+	during = slices.DeleteFunc(during, func(n string) bool { return strings.HasPrefix(n, "extsort_") })
 	if len(during) != 1 || !strings.HasPrefix(during[0], UnfinishedPrefix) {
 		t.Errorf("during the load %s held %v, want only the unfinished database", dir, during)
 	}
