@@ -47,14 +47,14 @@ func mappedRssKiB(t *testing.T, path string) int64 {
 	return total
 }
 
-// TestReleaseMapped: after a read of the whole database its pages are
-// resident; releaseMapped gives them back, and every record still reads
-// the same afterwards.
-func TestReleaseMapped(t *testing.T) {
-	const objects = 3000
-	tag := strings.Repeat("t", 4000) // ~12 MB of records
+// openBigRecords is a filer holding bucket "b" with n keys k00000…, each
+// one version whose size is its index and whose tag makes the record
+// about 4 KB.
+func openBigRecords(t *testing.T, n int) *Filer {
+	t.Helper()
+	tag := strings.Repeat("t", 4000)
 	var objs []map[string]any
-	for i := 0; i < objects; i++ {
+	for i := 0; i < n; i++ {
 		objs = append(objs, map[string]any{"key": fmt.Sprintf("k%05d", i), "versions": []any{map[string]any{
 			"version_id": "v", "mtime": "2026-01-01T00:00:00Z", "size": i, "etag": "e", "tags": map[string]string{"t": tag}}}})
 	}
@@ -64,6 +64,15 @@ func TestReleaseMapped(t *testing.T) {
 	}
 	f := openTest(t, Options{})
 	loadTest(t, f, string(fixture))
+	return f
+}
+
+// TestReleaseMapped: after a read of the whole database its pages are
+// resident; releaseMapped gives them back, and every record still reads
+// the same afterwards.
+func TestReleaseMapped(t *testing.T) {
+	const objects = 3000
+	f := openBigRecords(t, objects) // ~12 MB of records
 	path := filepath.Join(f.Dir(), DBFile)
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
@@ -112,20 +121,9 @@ func TestReleaseMapped(t *testing.T) {
 // and every lookup still reads its record.
 func TestAfterReadReleases(t *testing.T) {
 	const objects = 2 * releaseReadEvery
-	tag := strings.Repeat("t", 4000) // ~2 MB of records
-	var objs []map[string]any
-	for i := 0; i < objects; i++ {
-		objs = append(objs, map[string]any{"key": fmt.Sprintf("k%05d", i), "versions": []any{map[string]any{
-			"version_id": "v", "mtime": "2026-01-01T00:00:00Z", "size": i, "etag": "e", "tags": map[string]string{"t": tag}}}})
-	}
-	fixture, err := json.Marshal(map[string]any{"buckets": []any{map[string]any{"name": "b", "versioning": "Enabled", "objects": objs}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := openTest(t, Options{})
-	loadTest(t, f, string(fixture))
-	f.release.close() // only afterRead releases from here on
-	f.readBudget = 0  // any resident page is over it
+	f := openBigRecords(t, objects) // ~2 MB of records
+	f.release.close()               // only afterRead releases from here on
+	f.readBudget = 0                // any resident page is over it
 	path := filepath.Join(f.Dir(), DBFile)
 	lookup := func(i int) {
 		t.Helper()
