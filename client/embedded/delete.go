@@ -109,7 +109,7 @@ func (m *mutation) expireLatest(vs filer.Versioning, obj objectRecord, want file
 			if obj.Versions[i].locked(m.now) {
 				return filer.OutcomeSkippedObjectLock, nil
 			}
-			if err := m.event(filer.EventRemove, filer.NullVersionID); err != nil {
+			if err := m.removal(filer.NullVersionID, i != 0); err != nil {
 				return "", err
 			}
 			obj.Versions = slices.Delete(obj.Versions, i, i+1)
@@ -164,7 +164,7 @@ func (m *mutation) removeLoneDeleteMarker(obj objectRecord, want filer.Identity)
 }
 
 func (m *mutation) removeAt(obj objectRecord, i int) (filer.Outcome, error) {
-	if err := m.event(filer.EventRemove, obj.Versions[i].VersionID); err != nil {
+	if err := m.removal(obj.Versions[i].VersionID, i != 0); err != nil {
 		return "", err
 	}
 	obj.Versions = slices.Delete(obj.Versions, i, i+1)
@@ -236,6 +236,13 @@ func (m *mutation) store(obj objectRecord) error {
 func (m *mutation) event(t filer.EventType, versionID string) error {
 	_, err := m.eventTs(t, versionID)
 	return err
+}
+
+// removal logs the removal of versionID, which was noncurrent unless it
+// was the latest (filer.Event.Noncurrent).
+func (m *mutation) removal(versionID string, noncurrent bool) error {
+	ts := nextTsNs(m.tx, m.now.UnixNano())
+	return putEvent(m.tx, filer.Event{TsNs: ts, Type: filer.EventRemove, Bucket: m.bucket, Key: m.key, VersionID: versionID, Noncurrent: noncurrent})
 }
 
 func (m *mutation) eventTs(t filer.EventType, versionID string) (int64, error) {

@@ -68,7 +68,7 @@ func TestLifecycleDelete(t *testing.T) {
 		stale       stale
 		want        filer.Outcome
 		wantAfter   []string // versions newest first; nil when the key is gone
-		wantEvents  []string // "type:version" appended to the meta-log
+		wantEvents  []string // "type:version" appended to the meta-log; a removal of a noncurrent version "remove:version(noncurrent)"
 		wantDemoted string   // version whose NoncurrentSinceNs must be the demote event's TsNs
 	}{
 		// Expiration on a versioned bucket: a delete marker on top.
@@ -102,7 +102,7 @@ func TestLifecycleDelete(t *testing.T) {
 			wantEvents: []string{"remove:null", "put:null"}},
 		{name: "suspended non-null latest demoted, old null removed", bucket: "susp", key: "null-deep", kind: "ExpirationDays", target: "x2",
 			want: filer.OutcomeDone, wantAfter: []string{"null(dm)", "x2"},
-			wantEvents: []string{"remove:null", "put:null", "demote:x2"}, wantDemoted: "x2"},
+			wantEvents: []string{"remove:null(noncurrent)", "put:null", "demote:x2"}, wantDemoted: "x2"},
 		{name: "suspended without null version", bucket: "susp", key: "no-null", kind: "ExpirationDate", target: "x3",
 			want: filer.OutcomeDone, wantAfter: []string{"null(dm)", "x3"},
 			wantEvents: []string{"put:null", "demote:x3"}, wantDemoted: "x3"},
@@ -123,11 +123,11 @@ func TestLifecycleDelete(t *testing.T) {
 
 		// Noncurrent kinds: permanent delete of a noncurrent version.
 		{name: "noncurrent days deletes noncurrent", bucket: "ver", key: "a", kind: "NoncurrentDays", target: "v1",
-			want: filer.OutcomeDone, wantAfter: []string{"v2"}, wantEvents: []string{"remove:v1"}},
+			want: filer.OutcomeDone, wantAfter: []string{"v2"}, wantEvents: []string{"remove:v1(noncurrent)"}},
 		{name: "newer noncurrent deletes noncurrent", bucket: "ver", key: "a", kind: "NewerNoncurrent", target: "v1",
-			want: filer.OutcomeDone, wantAfter: []string{"v2"}, wantEvents: []string{"remove:v1"}},
+			want: filer.OutcomeDone, wantAfter: []string{"v2"}, wantEvents: []string{"remove:v1(noncurrent)"}},
 		{name: "noncurrent in suspended bucket deleted", bucket: "susp", key: "null-top", kind: "NoncurrentDays", target: "x1",
-			want: filer.OutcomeDone, wantAfter: []string{"null"}, wantEvents: []string{"remove:x1"}},
+			want: filer.OutcomeDone, wantAfter: []string{"null"}, wantEvents: []string{"remove:x1(noncurrent)"}},
 		{name: "noncurrent on latest is noop", bucket: "ver", key: "a", kind: "NoncurrentDays", target: "v2",
 			want: filer.OutcomeNoopResolved, wantAfter: []string{"v2", "v1"}},
 		{name: "noncurrent missing version is noop", bucket: "ver", key: "a", kind: "NoncurrentDays", target: "v1",
@@ -139,7 +139,7 @@ func TestLifecycleDelete(t *testing.T) {
 		{name: "noncurrent retention skipped", bucket: "ver", key: "retained", kind: "NewerNoncurrent", target: "r1",
 			want: filer.OutcomeSkippedObjectLock, wantAfter: []string{"r2", "r1"}},
 		{name: "noncurrent expired retention deleted", bucket: "ver", key: "retention-over", kind: "NoncurrentDays", target: "p1",
-			want: filer.OutcomeDone, wantAfter: []string{"p2"}, wantEvents: []string{"remove:p1"}},
+			want: filer.OutcomeDone, wantAfter: []string{"p2"}, wantEvents: []string{"remove:p1(noncurrent)"}},
 		{name: "noncurrent stale and locked is noop", bucket: "ver", key: "held", kind: "NoncurrentDays", target: "h1",
 			stale: func(id *filer.Identity) { id.MtimeNs-- }, want: filer.OutcomeNoopResolved, wantAfter: []string{"h2", "h1"}},
 
@@ -207,6 +207,9 @@ func TestLifecycleDelete(t *testing.T) {
 				id := ev.VersionID
 				if ev.Type == filer.EventMPURemove {
 					id = ev.UploadID
+				}
+				if ev.Noncurrent {
+					id += "(noncurrent)"
 				}
 				gotEvents = append(gotEvents, string(ev.Type)+":"+id)
 				if ev.Type == filer.EventDemote {

@@ -27,11 +27,12 @@ func nextTsNs(tx *bolt.Tx, now int64) int64 {
 // fixtures, from a slot known to be free).
 func putEvent(tx *bolt.Tx, ev filer.Event) error {
 	raw, err := encode(eventRecord{
-		Type:      ev.Type,
-		Bucket:    ev.Bucket,
-		Key:       ev.Key,
-		VersionID: ev.VersionID,
-		UploadID:  ev.UploadID,
+		Type:       ev.Type,
+		Bucket:     ev.Bucket,
+		Key:        ev.Key,
+		VersionID:  ev.VersionID,
+		UploadID:   ev.UploadID,
+		Noncurrent: ev.Noncurrent,
 	})
 	if err != nil {
 		return err
@@ -87,12 +88,13 @@ func (f *Filer) readEvents(sinceNs, untilNs int64, limit int) ([]filer.Event, er
 				return err
 			}
 			out = append(out, filer.Event{
-				TsNs:      ts,
-				Type:      rec.Type,
-				Bucket:    rec.Bucket,
-				Key:       rec.Key,
-				VersionID: rec.VersionID,
-				UploadID:  rec.UploadID,
+				TsNs:       ts,
+				Type:       rec.Type,
+				Bucket:     rec.Bucket,
+				Key:        rec.Key,
+				VersionID:  rec.VersionID,
+				UploadID:   rec.UploadID,
+				Noncurrent: rec.Noncurrent,
 			})
 		}
 		return nil

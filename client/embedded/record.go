@@ -54,6 +54,9 @@ type eventRecord struct {
 	Key       string          `json:"key,omitempty"`
 	VersionID string          `json:"version_id,omitempty"`
 	UploadID  string          `json:"upload_id,omitempty"`
+	// Noncurrent is filer.Event.Noncurrent: a removal of a version that
+	// was not the latest.
+	Noncurrent bool `json:"noncurrent,omitempty"`
 }
 
 func (v versionRecord) identity() filer.Identity {

@@ -14,13 +14,15 @@ import (
 // removeVersion removes a version of key and logs its removal at at.
 func (f *fakeStore) removeVersion(bucket, key, vid string, at time.Time) {
 	o := f.objects[bucket][key]
+	noncurrent := false
 	for i, v := range o.Versions {
 		if v.VersionID == vid {
+			noncurrent = !v.IsLatest
 			o.Versions = append(o.Versions[:i:i], o.Versions[i+1:]...)
 			break
 		}
 	}
-	f.events = append(f.events, filer.Event{TsNs: at.UnixNano(), Type: filer.EventRemove, Bucket: bucket, Key: key, VersionID: vid})
+	f.events = append(f.events, filer.Event{TsNs: at.UnixNano(), Type: filer.EventRemove, Bucket: bucket, Key: key, VersionID: vid, Noncurrent: noncurrent})
 }
 
 func markerSnapshot(bucket string, v filer.Versioning, markers lifecycle.ExpiredMarkerDays, rules ...lifecycle.Rule) *engine.Snapshot {

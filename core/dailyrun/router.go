@@ -202,7 +202,13 @@ type decidedEvent struct {
 // now: a lone delete marker (the removal of the last version beneath a
 // marker is what makes it an expired object delete marker, long after the
 // marker's own PUT was replayed) or the version the removal made latest
-// again. A PUT of a version that was already noncurrent (a tag or
+// again. A removal the store marks Noncurrent (filer.Event) decides the
+// latest version only when that is a delete marker: removing a noncurrent
+// version can make a marker lone but changes nothing else about the
+// latest version, whose own events decide it; without this, every
+// removal of a noncurrent version kept a pending match on its key's
+// latest version and its stretch of meta-log came due again each day. A
+// PUT of a version that was already noncurrent (a tag or
 // metadata update) triggers NoncurrentDays on it as well. Every change
 // that can give a version a replay match is thus an event that decides
 // that version (docs/design/daily-run.md#pending-summary).
@@ -356,6 +362,12 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 	idx := versionIndex(&l.obj, st.ev.VersionID)
 	if st.ev.Type == filer.EventRemove {
 		idx = latestIndex(&l.obj)
+		if idx >= 0 && st.ev.Noncurrent && !l.obj.Versions[idx].DeleteMarker {
+			// A noncurrent version's removal changed nothing about a
+			// latest version that is not a delete marker: that version's
+			// own events decide it (see triggers).
+			idx = -1
+		}
 	}
 	if idx < 0 {
 		return nil, 0, nil

@@ -43,19 +43,94 @@ func (s *loggedStore) nextTs() int64 {
 	return ts
 }
 
+// LifecycleDelete deletes as S3 does and logs every change: Expiration of
+// a latest version in a versioned bucket writes a delete marker above it
+// (a null one under Suspended, replacing the null version), any other
+// delete removes the version, and when that was the latest the one
+// beneath is latest again. A removal says whether the version was
+// noncurrent (filer.Event.Noncurrent), as the embedded filer's does.
 func (s *loggedStore) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
-	out, err := s.fakeStore.LifecycleDelete(ctx, req)
-	if err != nil || out != filer.OutcomeDone {
+	if req.Expected.UploadID != "" {
+		out, err := s.fakeStore.LifecycleDelete(ctx, req)
+		if err == nil && out == filer.OutcomeDone {
+			s.mu.Lock()
+			s.events = append(s.events, filer.Event{TsNs: s.nextTs(), Type: filer.EventMPURemove, Bucket: req.Bucket, Key: req.Key, UploadID: req.Expected.UploadID})
+			s.mu.Unlock()
+		}
 		return out, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ev := filer.Event{TsNs: s.nextTs(), Type: filer.EventRemove, Bucket: req.Bucket, Key: req.Key, VersionID: req.Expected.VersionID}
-	if req.Expected.UploadID != "" {
-		ev.Type, ev.VersionID, ev.UploadID = filer.EventMPURemove, "", req.Expected.UploadID
+	id := req.Bucket + "/" + req.Key + "/" + req.Expected.VersionID
+	s.tries[id]++
+	if s.script != nil {
+		if out, err, ok := s.script(req, s.tries[id]); ok {
+			return out, err
+		}
 	}
-	s.events = append(s.events, ev)
-	return out, nil
+	if s.beforeDelete != nil {
+		s.beforeDelete(s.fakeStore, req)
+	}
+	s.deletes = append(s.deletes, req)
+	o := s.objects[req.Bucket][req.Key]
+	if o == nil {
+		return filer.OutcomeNoopResolved, nil
+	}
+	i := slices.IndexFunc(o.Versions, func(v filer.Version) bool { return v.Identity() == req.Expected })
+	if i < 0 {
+		return filer.OutcomeNoopResolved, nil
+	}
+	if req.Applies != nil {
+		c := *o
+		c.Versions = append([]filer.Version(nil), o.Versions...)
+		if !req.Applies(&c, i) {
+			return filer.OutcomeNoopResolved, nil
+		}
+	}
+	vs := s.versioning(req.Bucket)
+	v := o.Versions[i]
+	expire := req.Kind == string(lifecycle.ExpirationDays) || req.Kind == string(lifecycle.ExpirationDate)
+	if expire && v.IsLatest && !v.DeleteMarker && vs != filer.VersioningOff {
+		markerID := "dm-" + v.VersionID // the same in every world that expires v
+		if vs == filer.VersioningSuspended {
+			markerID = filer.NullVersionID
+			if n := slices.IndexFunc(o.Versions, func(v filer.Version) bool { return v.VersionID == filer.NullVersionID }); n >= 0 {
+				s.events = append(s.events, filer.Event{TsNs: s.nextTs(), Type: filer.EventRemove, Bucket: req.Bucket, Key: req.Key,
+					VersionID: filer.NullVersionID, Noncurrent: n != 0})
+				o.Versions = slices.Delete(o.Versions, n, n+1)
+			}
+		}
+		if len(o.Versions) > 0 && o.Versions[0].IsLatest {
+			ts := s.nextTs()
+			o.Versions[0].IsLatest, o.Versions[0].NoncurrentSinceNs = false, ts
+			s.events = append(s.events, filer.Event{TsNs: ts, Type: filer.EventDemote, Bucket: req.Bucket, Key: req.Key, VersionID: o.Versions[0].VersionID})
+		}
+		ts := s.nextTs()
+		dm := filer.Version{VersionID: markerID, IsLatest: true, DeleteMarker: true, MtimeNs: ts}
+		o.Versions = append([]filer.Version{dm}, o.Versions...)
+		s.events = append(s.events, filer.Event{TsNs: ts, Type: filer.EventPut, Bucket: req.Bucket, Key: req.Key, VersionID: markerID})
+		return filer.OutcomeDone, nil
+	}
+	s.events = append(s.events, filer.Event{TsNs: s.nextTs(), Type: filer.EventRemove, Bucket: req.Bucket, Key: req.Key,
+		VersionID: v.VersionID, Noncurrent: !v.IsLatest})
+	o.Versions = slices.Delete(o.Versions, i, i+1)
+	switch {
+	case len(o.Versions) == 0:
+		delete(s.objects[req.Bucket], req.Key)
+	case v.IsLatest:
+		o.Versions[0].IsLatest, o.Versions[0].NoncurrentSinceNs = true, 0
+	}
+	return filer.OutcomeDone, nil
+}
+
+// versioning is bucket's versioning state.
+func (s *loggedStore) versioning(bucket string) filer.Versioning {
+	for _, b := range s.buckets {
+		if b.Name == bucket {
+			return b.Versioning
+		}
+	}
+	return filer.VersioningOff
 }
 
 func (s *loggedStore) setTags(bucket, key, vid string, tags map[string]string, at int64) {
@@ -97,6 +172,20 @@ func (s *loggedStore) removeLatest(bucket, key string, at int64) {
 		delete(s.objects[bucket], key)
 	}
 	s.events = append(s.events, filer.Event{TsNs: at, Type: filer.EventRemove, Bucket: bucket, Key: key, VersionID: vid})
+}
+
+// removeNoncurrent removes the noncurrent version vid of key, as a
+// DeleteObject with that version ID does, and logs the removal as
+// noncurrent.
+func (s *loggedStore) removeNoncurrent(bucket, key, vid string, at int64) {
+	o := s.objects[bucket][key]
+	for i, v := range o.Versions {
+		if v.VersionID == vid && !v.IsLatest {
+			o.Versions = append(o.Versions[:i:i], o.Versions[i+1:]...)
+			s.events = append(s.events, filer.Event{TsNs: at, Type: filer.EventRemove, Bucket: bucket, Key: key, VersionID: vid, Noncurrent: true})
+			return
+		}
+	}
 }
 
 // diffSnapshot holds several rule kinds over a versioned, a suspended and
@@ -193,8 +282,13 @@ func (w *diffWorld) changes(from, to time.Time, n int) {
 			k := pick()
 			vs := w.st.objects[b][k].Versions
 			w.st.setTags(b, k, vs[w.rng.IntN(len(vs))].VersionID, map[string]string{"tier": "cold"}, t)
-		case op < 8 && b != "unv": // the latest removed: the one beneath is latest again
-			w.st.removeLatest(b, pick(), t)
+		case op < 8 && b != "unv": // a version removed: the latest (the one beneath is latest again) or a noncurrent one
+			k := pick()
+			if vs := w.st.objects[b][k].Versions; len(vs) > 1 && w.rng.IntN(2) == 0 {
+				w.st.removeNoncurrent(b, k, vs[1+w.rng.IntN(len(vs)-1)].VersionID, t)
+			} else {
+				w.st.removeLatest(b, k, t)
+			}
 		case op < 9 && b != "unv": // a delete marker
 			w.st.putMarker(b, pick(), vid, time.Unix(0, t).UTC())
 		default: // uploads come and go
@@ -598,5 +692,127 @@ func TestSummaryIgnoredWhenCursorMovedOrRulesChange(t *testing.T) {
 		if s.Recovery != RecoveryRuleEdit || s.Cursor.Summary != nil {
 			t.Fatalf("shard %d after a rule edit: recovery %q, summary %+v", s.Shard, s.Recovery, s.Cursor.Summary)
 		}
+	}
+}
+
+// Replay with the pending summary deletes, day by day, what a pass that
+// walks every rule every day deletes: the same generated histories (every
+// rule kind, removed latest and noncurrent versions, delete markers made
+// lone by a removal beneath them) with the same changes between passes,
+// one world replaying its meta-log, the other walking everything as on a
+// store without one. It pins that the events replay decides, the
+// removal of a noncurrent version deciding only a delete marker above it
+// included, reach every version a walk would delete.
+func TestReplayDeletesWhatAWalkDeletes(t *testing.T) {
+	snap := diffSnapshot()
+	for _, seed := range []uint64{11, 12, 13} {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			start := ts("2026-03-01T06:00:00Z")
+			replay, walk := newDiffWorld(seed, start), newDiffWorld(seed, start)
+			var removedNoncurrent, deleted int
+			prev := start
+			for d := range 30 {
+				now := start.Add(time.Duration(d)*day + time.Duration(d%3)*time.Hour)
+				if d > 0 {
+					replay.changes(prev, now, 15)
+					walk.changes(prev, now, 15)
+				}
+				for _, w := range []*diffWorld{replay, walk} {
+					w.st.clockNs = now.UnixNano()
+					w.st.deletes = nil
+				}
+				mod := func(c *Config) { c.WalkerInterval, c.PageSize = 0, 7 }
+				rr := runStore(t, replay.st, snap, now, mod)
+				rw := runStore(t, walkOnly{walk.st}, snap, now, mod)
+				for _, r := range []*Result{rr, rw} {
+					if r.Status() != StatusOK {
+						t.Fatalf("day %d: status %s", d, r.Status())
+					}
+				}
+				if diff := cmp.Diff(walk.st.remaining(), replay.st.remaining()); diff != "" {
+					t.Fatalf("day %d (%s): what replay left differs from what a walk left (-walk +replay):\n%s", d, now.Format(time.RFC3339), diff)
+				}
+				deleted += len(doneSet(rr))
+				prev = now
+			}
+			for _, ev := range replay.st.events {
+				if ev.Type == filer.EventRemove && ev.Noncurrent {
+					removedNoncurrent++
+				}
+			}
+			if deleted < 30 || removedNoncurrent < 10 {
+				t.Errorf("%d deletes and %d removals of noncurrent versions over 30 days: the fixture exercises too little", deleted, removedNoncurrent)
+			}
+		})
+	}
+}
+
+// walkOnly is a loggedStore a pass sees without a meta-log, as s3:// is:
+// it walks every rule.
+type walkOnly struct{ *loggedStore }
+
+func (walkOnly) NoMetaLog() bool { return true }
+
+// After a pass removed many noncurrent versions, the steady passes of the
+// following weeks decide only what comes due and what changed: each
+// removal decides the key's latest version only when that is a delete
+// marker (filer.Event.Noncurrent), so the removals, all at one instant,
+// leave no pending match whose summary segment would come due every day.
+// The removal of a latest version still decides the version it makes
+// latest again.
+func TestNoncurrentRemovalsLeaveNothingPending(t *testing.T) {
+	st := newLoggedStore()
+	st.addBucket("ver", filer.VersioningEnabled)
+	snap := snapshotOf("ver", filer.VersioningEnabled,
+		lifecycle.Rule{ID: "nc7", Enabled: true, NoncurrentDays: 7}, expireDays("exp90", 90))
+	cold := ts("2026-11-30T12:00:00Z")
+	// 6000 keys (about 375 a shard, more than MaxSummarySegments), each
+	// with v1 and, 20 days later, v2, the v2s written over the 20 days from
+	// 30 to 10 days before the cold pass: every v1 is noncurrent past 7
+	// days, every v2 comes due 60 to 80 days after the cold pass, in the
+	// order of their writes.
+	const keys = 6000
+	for i := range keys {
+		k := fmt.Sprintf("k%04d", i)
+		at := cold.Add(-30*day + time.Duration(i)*20*day/keys)
+		st.put("ver", k, "v1", at.Add(-20*day), 1)
+		st.put("ver", k, "v2", at, 1)
+	}
+	pass := func(now time.Time) (decided int64, deletes int) {
+		t.Helper()
+		st.clockNs = now.UnixNano()
+		st.deletes = nil
+		res := runStoreLogged(t, st, snap, now, nil)
+		if res.Status() != StatusOK {
+			t.Fatalf("%s: status %s", now.Format(time.RFC3339), res.Status())
+		}
+		return sumScanned(res), len(st.deletes)
+	}
+	if _, n := pass(cold); n != keys {
+		t.Fatalf("cold pass: %d deletes, want every v1 (%d)", n, keys)
+	}
+	// The next pass replays the cold pass's removals: every key is looked
+	// up once, nothing is due.
+	if got, n := pass(cold.Add(day)); n != 0 || got < keys {
+		t.Fatalf("next day: %d deletes, %d events decided; want 0 deletes and the %d removals decided", n, got, keys)
+	}
+	// 62 days on, the v2s written in the first 3 or 4 of the 20 days are
+	// due (90 days from their writes, rounded up to midnight): their put
+	// events' segments are decided, and no removal.
+	decided, n := pass(cold.Add(62 * day))
+	if n < keys*3/20 || n > keys*4/20 {
+		t.Fatalf("day 62: %d deletes, want the v2s written in the first 3 to 4 days (%d to %d)", n, keys*3/20, keys*4/20)
+	}
+	t.Logf("day 62: %d deletes, %d events decided", n, decided)
+	if decided > int64(3*n) {
+		t.Errorf("day 62: decided %d events for %d due keys: the removals came due with them", decided, n)
+	}
+	// A removal of the latest version decides the version it makes latest
+	// again: removing a key's delete marker brings v2 back, due already.
+	k := "k0000"
+	st.removeLatest("ver", k, cold.Add(62*day+time.Hour).UnixNano())
+	pass(cold.Add(63 * day))
+	if !slices.ContainsFunc(st.deletes, func(r filer.DeleteRequest) bool { return r.Key == k && r.Expected.VersionID == "v2" }) {
+		t.Fatalf("day 63: %d deletes, none of %s's v2, latest again and past due", len(st.deletes), k)
 	}
 }

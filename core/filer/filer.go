@@ -201,6 +201,15 @@ type Event struct {
 	Key       string
 	VersionID string // version events
 	UploadID  string // upload events
+	// Noncurrent, on an EventRemove, says the store knows the removed
+	// version was noncurrent when it was removed, so the removal changed
+	// nothing about the key's latest version but, when that is a delete
+	// marker, whether it is now alone (an expired object delete marker).
+	// false when the removed version was the latest or the store cannot
+	// tell: SeaweedFS's meta-log removes a version file the same way
+	// either way. Replay relies on it only to skip work
+	// (docs/design/daily-run.md#replay).
+	Noncurrent bool
 	// Path is the bucket-relative path of the filer entry the event
 	// changed when that is not Key: on SeaweedFS a version file
 	// "<key>.versions/v_<id>", a ".versions" directory, an upload
