@@ -440,3 +440,51 @@ func TestServerTime(t *testing.T) {
 		t.Errorf("ServerTime without a Date header = %v, %v; want ErrNoServerDate", got, err)
 	}
 }
+
+// hangingS3 answers no request until the test ends.
+type hangingS3 struct{ done chan struct{} }
+
+func (h hangingS3) ServeHTTP(_ http.ResponseWriter, r *http.Request) {
+	select {
+	case <-h.done:
+	case <-r.Context().Done():
+	}
+}
+
+// A delete the server leaves unanswered fails with filer.ErrNoAnswer once
+// the store's own deadline passes, a transport error and not a context
+// error; the pass's own cancellation still comes back as a cancellation.
+func TestLifecycleDeleteNoAnswer(t *testing.T) {
+	h := hangingS3{done: make(chan struct{})}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(h.done) }) // runs first: the handlers return, then the server closes
+	st, err := Open(context.Background(), strings.TrimPrefix(srv.URL, "http://"), Options{
+		PathStyle: true, State: t.TempDir(),
+		Credentials: credentials.NewStaticCredentialsProvider("id", "secret", ""),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.buckets["b"] = &bucketInfo{versioning: filer.VersioningEnabled}
+	req := filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), RuleID: "nc",
+		Expected: filer.Identity{VersionID: "v1", MtimeNs: 1, Size: 3, ETag: "e"}}
+
+	st.deleteTimeout = 20 * time.Millisecond
+	_, err = st.LifecycleDelete(context.Background(), req)
+	if !errors.Is(err, filer.ErrNoAnswer) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		t.Errorf("unanswered delete: %v; want filer.ErrNoAnswer, not a context error", err)
+	}
+
+	st.deleteTimeout = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := st.LifecycleDelete(ctx, req)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, filer.ErrNoAnswer) {
+		t.Errorf("cancelled pass: %v; want context.Canceled", err)
+	}
+}

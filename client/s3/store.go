@@ -76,6 +76,9 @@ type Store struct {
 	wall     func() time.Time // real time, for judging the server's lock refusals
 	state    stateStore
 	conc     int
+	// deleteTimeout bounds one LifecycleDelete; 0 means
+	// defaultDeleteTimeout (tests shorten it).
+	deleteTimeout time.Duration
 
 	mu      sync.Mutex
 	buckets map[string]*bucketInfo

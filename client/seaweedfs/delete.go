@@ -2,7 +2,6 @@ package seaweedfs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -41,8 +40,9 @@ var outcomes = map[s3_lifecycle_pb.LifecycleDeleteOutcome]filer.Outcome{
 // saw a weed server leave 128 calls unanswered for 27 minutes.
 const defaultDeleteTimeout = 2 * time.Minute
 
-// ErrNoAnswer is a LifecycleDelete the server did not answer in time.
-var ErrNoAnswer = errors.New("no answer from the server")
+// ErrNoAnswer is filer.ErrNoAnswer: a LifecycleDelete the server did not
+// answer within defaultDeleteTimeout.
+var ErrNoAnswer = filer.ErrNoAnswer
 
 // LifecycleDelete sends one LifecycleDelete to the S3 gateway, which
 // re-fetches the target, compares the EntryIdentity (mtime_ns, size,

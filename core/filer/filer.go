@@ -222,6 +222,13 @@ type Event struct {
 // ErrNotFound is returned by ReadFile when the path does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrNoAnswer is a LifecycleDelete the server did not answer within the
+// store's own deadline (the pass's context still live). It is a transport
+// error: the pass retries it, then halts the shard. Whether the delete was
+// applied is unknown; the next pass decides the key again, and the
+// identity check makes a repeat NOOP_RESOLVED.
+var ErrNoAnswer = errors.New("no answer from the server")
+
 // ErrTruncatedPage is returned when a listing says it is truncated but gives
 // no continuation marker; such a page is never acted on (fail closed).
 var ErrTruncatedPage = errors.New("listing page truncated without a continuation marker")
