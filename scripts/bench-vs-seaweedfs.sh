@@ -70,9 +70,18 @@ for p in "$A_MASTER" "$A_VOLUME" "$A_FILER" "$A_S3" "$B_MASTER" "$B_VOLUME" "$B_
 done
 
 # srv a|b <seaweedfs.sh command>: scripts/seaweedfs.sh for server A or B.
+# B runs on a copy of A's data directory under other ports, so its master
+# sees a volume server whose topology ID it did not issue, and by default
+# freezes volume growth ("volume growth is frozen after master state
+# loss"): once the copied volumes fill, the filer cannot write its
+# meta-log and every LifecycleDelete waits. Both servers are this
+# script's own copies, so the check is off
+# (master.volume_growth.freeze_on_topology_mismatch, as an environment
+# variable).
 srv() {
 	local which=$1
 	shift
+	export WEED_MASTER_VOLUME_GROWTH_FREEZE_ON_TOPOLOGY_MISMATCH=false
 	if [ "$which" = a ]; then
 		SEAWEEDFS_STATE="$DIR/server-a" WEED_MASTER_PORT=$A_MASTER WEED_VOLUME_PORT=$A_VOLUME \
 			WEED_FILER_PORT=$A_FILER WEED_S3_PORT=$A_S3 "$SW" "$@"
