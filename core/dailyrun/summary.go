@@ -107,73 +107,115 @@ func (f *summaryFile) decode() (*Summary, error) {
 
 // summaryBuilder collects, in event order, the segments a shard's replay
 // leaves pending: segments it carried forward unread and events it decided
-// with a match not yet due. A new segment takes up to group pending
-// events (and the finished ones between them), so a segment that comes
-// due costs a bounded share of the pending events, not all of them. It
-// keeps at most MaxSummarySegments: past that it merges neighbours two by
-// two and doubles group, so its memory is flat and group grows with the
-// number of pending events.
+// with a match not yet due. Pending events due the same UTC day share a
+// segment until one due another day comes (with the finished events
+// between them: a daily pass decides them all on that day or the next
+// anyway). Past MaxSummarySegments it merges neighbours, those whose due
+// times lie closest together first, down to half (compact), so its memory
+// is flat and a segment that comes due holds matches due about then, not a
+// stretch of the meta-log whose matches come due over months.
 type summaryBuilder struct {
-	segs    []Segment
+	segs []Segment
+	// maxDue[i] is the latest due time (Unix ns) in segs[i], known for the
+	// segments this pass made; a carried one counts as its MinDueNs.
+	maxDue  []int64
 	open    Segment
+	openMax int64
 	hasOpen bool
-	// openCount is how many pending events the open segment holds.
-	openCount int
-	group     int
 }
 
-func newSummaryBuilder() *summaryBuilder { return &summaryBuilder{group: 1} }
+func newSummaryBuilder() *summaryBuilder { return &summaryBuilder{} }
 
 // pending notes an event at tsNs that left a match due at dueNs.
 func (b *summaryBuilder) pending(tsNs, dueNs int64) {
 	// Events sharing a TsNs stay in one segment: a segment is a range
 	// of times, and a store that stamps two events alike still orders
 	// them (the meta-log's TsNs should be strictly increasing).
-	if b.hasOpen && (b.openCount < b.group || tsNs <= b.open.LastTsNs) {
+	if b.hasOpen && (tsNs <= b.open.LastTsNs || dueDay(dueNs) == dueDay(b.open.MinDueNs) && dueDay(dueNs) == dueDay(b.openMax)) {
 		b.open.LastTsNs = tsNs
 		b.open.MinDueNs = min(b.open.MinDueNs, dueNs)
-		b.openCount++
+		b.openMax = max(b.openMax, dueNs)
 		return
 	}
 	b.closeOpen()
-	b.open, b.hasOpen, b.openCount = Segment{FirstTsNs: tsNs, LastTsNs: tsNs, MinDueNs: dueNs}, true, 1
+	b.open, b.openMax, b.hasOpen = Segment{FirstTsNs: tsNs, LastTsNs: tsNs, MinDueNs: dueNs}, dueNs, true
 }
 
 // carry notes a segment carried forward unread.
 func (b *summaryBuilder) carry(g Segment) {
 	b.closeOpen()
-	b.add(g)
+	b.add(g, g.MinDueNs)
 }
 
 func (b *summaryBuilder) closeOpen() {
 	if b.hasOpen {
 		b.hasOpen = false
-		b.add(b.open)
+		b.add(b.open, b.openMax)
 	}
 }
 
-func (b *summaryBuilder) add(g Segment) {
+func (b *summaryBuilder) add(g Segment, maxDue int64) {
 	if n := len(b.segs); n > 0 && g.FirstTsNs <= b.segs[n-1].LastTsNs {
 		last := &b.segs[n-1]
 		last.LastTsNs, last.MinDueNs = max(last.LastTsNs, g.LastTsNs), min(last.MinDueNs, g.MinDueNs)
+		b.maxDue[n-1] = max(b.maxDue[n-1], maxDue)
 		return
 	}
 	b.segs = append(b.segs, g)
-	if len(b.segs) <= MaxSummarySegments {
-		return
+	b.maxDue = append(b.maxDue, maxDue)
+	if len(b.segs) > MaxSummarySegments {
+		b.compact()
 	}
-	merged := b.segs[:0]
-	for i := 0; i < len(b.segs); i += 2 {
-		g := b.segs[i]
-		if i+1 < len(b.segs) {
-			h := b.segs[i+1]
-			g = Segment{FirstTsNs: g.FirstTsNs, LastTsNs: h.LastTsNs, MinDueNs: min(g.MinDueNs, h.MinDueNs)}
-		}
-		merged = append(merged, g)
-	}
-	b.segs = merged
-	b.group *= 2
 }
+
+// compact merges neighbouring segments until half of MaxSummarySegments
+// remain, each time the pair whose merge spans the fewest days of due
+// times (on a tie, the pair closer together in the meta-log). A merged
+// segment comes due at the earlier of its two due times, so this decides
+// as few matches early as it can: a burst of pending events due the same
+// day (a pass's delete markers, whose demotions all come due together)
+// merges among itself before it touches the older segments. Merging every
+// pair instead folded those older segments, due over months, into one due
+// at the earliest of them, which a 10M-version steady pass then decided
+// whole every day. Each merge scans the merge costs once: about 33k
+// comparisons per MaxSummarySegments/2 segments added.
+func (b *summaryBuilder) compact() {
+	// days[i] and gap[i] are the cost of merging segs[i] and segs[i+1].
+	days := make([]int64, len(b.segs)-1)
+	gap := make([]int64, len(b.segs)-1)
+	cost := func(i int) {
+		g, h := b.segs[i], b.segs[i+1]
+		days[i] = dueDay(max(b.maxDue[i], b.maxDue[i+1])) - dueDay(min(g.MinDueNs, h.MinDueNs))
+		gap[i] = h.FirstTsNs - g.LastTsNs
+	}
+	for i := range days {
+		cost(i)
+	}
+	for len(b.segs) > MaxSummarySegments/2 {
+		best := 0
+		for i := 1; i < len(days); i++ {
+			if days[i] < days[best] || days[i] == days[best] && gap[i] < gap[best] {
+				best = i
+			}
+		}
+		g, h := b.segs[best], b.segs[best+1]
+		b.segs[best] = Segment{FirstTsNs: g.FirstTsNs, LastTsNs: h.LastTsNs, MinDueNs: min(g.MinDueNs, h.MinDueNs)}
+		b.maxDue[best] = max(b.maxDue[best], b.maxDue[best+1])
+		b.segs = slices.Delete(b.segs, best+1, best+2)
+		b.maxDue = slices.Delete(b.maxDue, best+1, best+2)
+		days = slices.Delete(days, best, best+1)
+		gap = slices.Delete(gap, best, best+1)
+		if best < len(days) {
+			cost(best)
+		}
+		if best > 0 {
+			cost(best - 1)
+		}
+	}
+}
+
+// dueDay is the UTC day (days since 1970-01-01) of a due time in Unix ns.
+func dueDay(ns int64) int64 { return ns / (24 * 3600 * 1e9) }
 
 // summary is the pending summary for a cursor at cursorNs of a shard whose
 // events are decided (and their dispatches finished) through throughNs:

@@ -626,22 +626,65 @@ func TestSummaryUsable(t *testing.T) {
 // holding its events' earliest due time, and cuts at the decided point.
 func TestSummaryBuilderBounded(t *testing.T) {
 	b := newSummaryBuilder()
+	// 10,000 pending events, each due an hour before the one before it:
+	// 417 days of due times.
+	base := 20_000 * day.Nanoseconds()
+	due := func(i int64) int64 { return base - i*time.Hour.Nanoseconds() }
 	for i := int64(1); i <= 10000; i++ {
-		b.pending(i*10, 1_000_000-i)
+		b.pending(i*10, due(i))
+	}
+	whole := b.summary(0, 100_000)
+	if n := len(whole.Segments); n > MaxSummarySegments || n < MaxSummarySegments/2 {
+		t.Fatalf("%d segments", n)
+	}
+	// Segments split the due times evenly: none spans more than twice its
+	// share of the 417 days (events are an hour apart, 10 ns apart in
+	// the meta-log).
+	for _, g := range whole.Segments {
+		if days := (g.LastTsNs - g.FirstTsNs) / 10 / 24; days > 2*417/int64(len(whole.Segments))+1 {
+			t.Errorf("segment %+v spans %d days of due times", g, days)
+		}
 	}
 	s := b.summary(0, 50_000)
-	if len(s.Segments) > MaxSummarySegments || len(s.Segments) < MaxSummarySegments/4 {
-		t.Fatalf("%d segments", len(s.Segments))
-	}
 	prev := int64(0)
 	for _, g := range s.Segments {
-		if g.FirstTsNs <= prev || g.LastTsNs > 50_000 || g.MinDueNs > 1_000_000-g.LastTsNs/10 {
+		if g.FirstTsNs <= prev || g.LastTsNs > 50_000 || g.MinDueNs > due(g.LastTsNs/10) {
 			t.Fatalf("segment %+v after %d", g, prev)
 		}
 		prev = g.LastTsNs
 	}
 	if last := s.Segments[len(s.Segments)-1]; last.LastTsNs != 50_000 {
 		t.Errorf("last segment %+v, want cut at 50000", last)
+	}
+}
+
+// A burst of pending events due the same day, like the demotions of a
+// pass's delete markers, merges among itself: the segments carried before
+// it, each due another day, stay as they were instead of folding into one
+// due at the earliest of them.
+func TestSummaryBuilderKeepsSegmentsDueApart(t *testing.T) {
+	b := newSummaryBuilder()
+	var carried []Segment
+	for i := int64(1); i <= 60; i++ {
+		g := Segment{FirstTsNs: i * 1000, LastTsNs: i*1000 + 500, MinDueNs: (20_000 + i) * day.Nanoseconds()}
+		carried = append(carried, g)
+		b.carry(g)
+	}
+	burstDue := (20_000+100)*day.Nanoseconds() + 5*time.Hour.Nanoseconds()
+	for i := int64(1); i <= 100_000; i++ {
+		b.pending(1_000_000+i, burstDue+i) // the same day, nanoseconds apart
+	}
+	s := b.summary(0, 2_000_000)
+	if len(s.Segments) > MaxSummarySegments {
+		t.Fatalf("%d segments", len(s.Segments))
+	}
+	if diff := cmp.Diff(carried, s.Segments[:len(carried)]); diff != "" {
+		t.Errorf("carried segments changed (-carried +summary):\n%s", diff)
+	}
+	for _, g := range s.Segments[len(carried):] {
+		if g.FirstTsNs <= 1_000_000 || dueDay(g.MinDueNs) != dueDay(burstDue) {
+			t.Errorf("burst segment %+v", g)
+		}
 	}
 }
 
