@@ -124,17 +124,7 @@ func TestSpilledPassesMatchInMemory(t *testing.T) {
 			spilled, inMem := newDiffWorld(tc.seed, start), newDiffWorld(tc.seed, start)
 			spillParent := t.TempDir()
 			sawSpill := false
-			prev := start
-			for d := range 12 {
-				now := start.Add(time.Duration(d)*day + time.Duration(d%3)*time.Hour)
-				if d > 0 {
-					spilled.changes(prev, now, 15)
-					inMem.changes(prev, now, 15)
-				}
-				for _, w := range []*diffWorld{spilled, inMem} {
-					w.st.clockNs = now.UnixNano()
-					w.st.deletes = nil
-				}
+			sameDays(start, 12, spilled, inMem, func(d int, now time.Time) {
 				spill := func(c *Config) {
 					c.WalkerInterval, c.keyMemMax, c.SpillDir = tc.interval, 3, spillParent
 					c.OnAction = func(Action) {
@@ -168,8 +158,7 @@ func TestSpilledPassesMatchInMemory(t *testing.T) {
 				if entries, _ := os.ReadDir(spillParent); len(entries) != 0 {
 					t.Fatalf("day %d: the pass left %v in its spill directory", d, entries)
 				}
-				prev = now
-			}
+			})
 			if !sawSpill {
 				t.Error("no pass spilled: the test exercised nothing")
 			}

@@ -312,6 +312,27 @@ func (w *diffWorld) put(bucket, key, vid string, t int64) {
 	w.st.put(bucket, key, vid, time.Unix(0, t).UTC(), int64(len(vid)))
 }
 
+// sameDays runs pass for days daily passes from start (day d at start
+// plus d days and d%3 hours), applying before each pass after the first
+// the same 15 changes to both worlds since the pass before, and setting
+// both stores' clocks to the pass's and clearing their delete logs.
+func sameDays(start time.Time, days int, a, b *diffWorld, pass func(d int, now time.Time)) {
+	prev := start
+	for d := range days {
+		now := start.Add(time.Duration(d)*day + time.Duration(d%3)*time.Hour)
+		if d > 0 {
+			a.changes(prev, now, 15)
+			b.changes(prev, now, 15)
+		}
+		for _, w := range []*diffWorld{a, b} {
+			w.st.clockNs = now.UnixNano()
+			w.st.deletes = nil
+		}
+		pass(d, now)
+		prev = now
+	}
+}
+
 // stripSummaries removes the pending summary from every saved cursor.
 func stripSummaries(t *testing.T, st filer.Store) {
 	t.Helper()
@@ -366,17 +387,7 @@ func TestSummaryDeletesWhatPlainReplayDeletes(t *testing.T) {
 			start := ts("2026-03-01T06:00:00Z")
 			with, plain := newDiffWorld(tc.seed, start), newDiffWorld(tc.seed, start)
 			var scannedWith, scannedPlain, deleted int64
-			prev := start
-			for d := range 30 {
-				now := start.Add(time.Duration(d)*day + time.Duration(d%3)*time.Hour)
-				if d > 0 {
-					with.changes(prev, now, 15)
-					plain.changes(prev, now, 15)
-				}
-				for _, w := range []*diffWorld{with, plain} {
-					w.st.clockNs = now.UnixNano()
-					w.st.deletes = nil
-				}
+			sameDays(start, 30, with, plain, func(d int, now time.Time) {
 				mod := func(c *Config) { c.WalkerInterval, c.InFlight = tc.interval, tc.inFlight }
 				rw := runStoreLogged(t, with.st, snap, now, mod)
 				rp := runStoreLogged(t, plain.st, snap, now, mod)
@@ -399,8 +410,7 @@ func TestSummaryDeletesWhatPlainReplayDeletes(t *testing.T) {
 				for _, s := range rp.Shards {
 					scannedPlain += s.EventsScanned
 				}
-				prev = now
-			}
+			})
 			if scannedWith >= scannedPlain {
 				t.Errorf("events decided: %d with the summary, %d without: the summary saved nothing", scannedWith, scannedPlain)
 			}
@@ -753,17 +763,7 @@ func TestReplayDeletesWhatAWalkDeletes(t *testing.T) {
 			start := ts("2026-03-01T06:00:00Z")
 			replay, walk := newDiffWorld(seed, start), newDiffWorld(seed, start)
 			var removedNoncurrent, deleted int
-			prev := start
-			for d := range 30 {
-				now := start.Add(time.Duration(d)*day + time.Duration(d%3)*time.Hour)
-				if d > 0 {
-					replay.changes(prev, now, 15)
-					walk.changes(prev, now, 15)
-				}
-				for _, w := range []*diffWorld{replay, walk} {
-					w.st.clockNs = now.UnixNano()
-					w.st.deletes = nil
-				}
+			sameDays(start, 30, replay, walk, func(d int, now time.Time) {
 				mod := func(c *Config) { c.WalkerInterval, c.PageSize = 0, 7 }
 				rr := runStore(t, replay.st, snap, now, mod)
 				rw := runStore(t, walkOnly{walk.st}, snap, now, mod)
@@ -776,8 +776,7 @@ func TestReplayDeletesWhatAWalkDeletes(t *testing.T) {
 					t.Fatalf("day %d (%s): what replay left differs from what a walk left (-walk +replay):\n%s", d, now.Format(time.RFC3339), diff)
 				}
 				deleted += len(doneSet(rr))
-				prev = now
-			}
+			})
 			for _, ev := range replay.st.events {
 				if ev.Type == filer.EventRemove && ev.Noncurrent {
 					removedNoncurrent++
