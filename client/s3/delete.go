@@ -56,29 +56,16 @@ import (
 // be refused on every pass, so the outcome is STUCK; otherwise
 // NOOP_RESOLVED. AbortMPU is AbortMultipartUpload of Expected.UploadID. An
 // unknown kind is BLOCKED. A delete the server leaves unanswered for
-// defaultDeleteTimeout fails with filer.ErrNoAnswer.
+// filer.DeleteTimeout fails with filer.ErrNoAnswer.
 func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
-	timeout := s.deleteTimeout
-	if timeout <= 0 {
-		timeout = defaultDeleteTimeout
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	out, err := s.lifecycleDelete(cctx, req)
-	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
-		// The delete's own deadline, not the pass's: a transport error
-		// (retried, then the shard halts), never a cancellation.
-		return "", fmt.Errorf("delete %s/%s@%s: %w after %s", req.Bucket, req.Key, req.Expected.VersionID+req.Expected.UploadID, filer.ErrNoAnswer, timeout)
-	}
-	return out, err
+	// The SDK's HTTP client sets no deadline of its own on a request whose
+	// connection is open: without this, a server that stops answering
+	// would hold the shard until -runtime ends the pass.
+	what := fmt.Sprintf("delete %s/%s@%s", req.Bucket, req.Key, req.Expected.VersionID+req.Expected.UploadID)
+	return filer.WithDeleteDeadline(ctx, s.deleteTimeout, what, func(cctx context.Context) (filer.Outcome, error) {
+		return s.lifecycleDelete(cctx, req)
+	})
 }
-
-// defaultDeleteTimeout bounds one LifecycleDelete: its fresh reads, the
-// Object Lock check and the DeleteObject, each a request of milliseconds.
-// The SDK's HTTP client sets no deadline of its own on a request whose
-// connection is open, so a server that stops answering would otherwise
-// hold the shard until -runtime ends the pass.
-const defaultDeleteTimeout = 2 * time.Minute
 
 func (s *Store) lifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
 	if err := ctx.Err(); err != nil {

@@ -77,7 +77,7 @@ type Store struct {
 	state    stateStore
 	conc     int
 	// deleteTimeout bounds one LifecycleDelete; 0 means
-	// defaultDeleteTimeout (tests shorten it).
+	// filer.DeleteTimeout (tests shorten it).
 	deleteTimeout time.Duration
 
 	mu      sync.Mutex

@@ -2,9 +2,9 @@ package seaweedfs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/seaweedfs/seaweedfs/weed/pb/s3_lifecycle_pb"
 
@@ -34,14 +34,10 @@ var outcomes = map[s3_lifecycle_pb.LifecycleDeleteOutcome]filer.Outcome{
 	s3_lifecycle_pb.LifecycleDeleteOutcome_BLOCKED:             filer.OutcomeBlocked,
 }
 
-// defaultDeleteTimeout bounds one LifecycleDelete call. A delete re-reads
-// one version and writes one entry or two: it takes milliseconds, seconds
-// on a loaded server. A BENCH_SCALE=4 run of scripts/bench-vs-seaweedfs.sh
-// saw a weed server leave 128 calls unanswered for 27 minutes.
-const defaultDeleteTimeout = 2 * time.Minute
-
 // ErrNoAnswer is filer.ErrNoAnswer: a LifecycleDelete the server did not
-// answer within defaultDeleteTimeout.
+// answer within filer.DeleteTimeout. (The first BENCH_SCALE=4 runs of
+// scripts/bench-vs-seaweedfs.sh saw 128 calls wait 27 minutes on a weed
+// server whose filer could not allocate a volume.)
 var ErrNoAnswer = filer.ErrNoAnswer
 
 // LifecycleDelete sends one LifecycleDelete to the S3 gateway, which
@@ -68,7 +64,7 @@ var ErrNoAnswer = filer.ErrNoAnswer
 // are BLOCKED without a call; an outcome outside the five known ones is an
 // error, as is every transport failure.
 //
-// A call the server does not answer within defaultDeleteTimeout fails
+// A call the server does not answer within filer.DeleteTimeout fails
 // with ErrNoAnswer, so a server that stopped answering halts the shards
 // that wait on it (after the pass's retries) instead of holding the pass
 // until -runtime ends it. Whether such a delete was applied is unknown;
@@ -112,20 +108,15 @@ func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 	if err != nil {
 		return "", err
 	}
-	timeout := s.deleteTimeout
-	if timeout <= 0 {
-		timeout = defaultDeleteTimeout
+	what := fmt.Sprintf("LifecycleDelete %s/%s", req.Bucket, req.Key)
+	resp, err := filer.WithDeleteDeadline(actx, s.deleteTimeout, what, func(cctx context.Context) (*s3_lifecycle_pb.LifecycleDeleteResponse, error) {
+		return s.lc.LifecycleDelete(cctx, pb)
+	})
+	if errors.Is(err, ErrNoAnswer) {
+		return "", err
 	}
-	cctx, cancel := context.WithTimeout(actx, timeout)
-	defer cancel()
-	resp, err := s.lc.LifecycleDelete(cctx, pb)
 	if err != nil {
-		if ctx.Err() == nil && cctx.Err() != nil {
-			// The call's own deadline, not the pass's: a transport error
-			// (retried, then the shard halts), never a cancellation.
-			return "", fmt.Errorf("LifecycleDelete %s/%s: %w after %s", req.Bucket, req.Key, ErrNoAnswer, timeout)
-		}
-		return "", fmt.Errorf("LifecycleDelete %s/%s: %w", req.Bucket, req.Key, err)
+		return "", fmt.Errorf("%s: %w", what, err)
 	}
 	out, ok := outcomes[resp.GetOutcome()]
 	if !ok {

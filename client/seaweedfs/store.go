@@ -61,7 +61,7 @@ type Store struct {
 	bucketsPath string
 	auth        Auth
 	// deleteTimeout bounds one LifecycleDelete call; 0 means
-	// defaultDeleteTimeout (tests shorten it).
+	// filer.DeleteTimeout (tests shorten it).
 	deleteTimeout time.Duration
 }
 

@@ -229,6 +229,29 @@ var ErrNotFound = errors.New("not found")
 // identity check makes a repeat NOOP_RESOLVED.
 var ErrNoAnswer = errors.New("no answer from the server")
 
+// DeleteTimeout is how long a networked store gives one LifecycleDelete
+// (its fresh reads and its delete): each request takes milliseconds,
+// seconds on a loaded server.
+const DeleteTimeout = 2 * time.Minute
+
+// WithDeleteDeadline runs call under a deadline of timeout (DeleteTimeout
+// when 0). When call fails after that deadline passed while ctx is still
+// live, the error is ErrNoAnswer, prefixed with what and the timeout: the
+// store's own deadline is a transport error (retried, then the shard
+// halts), never the pass's cancellation, which comes back as it is.
+func WithDeleteDeadline[T any](ctx context.Context, timeout time.Duration, what string, call func(context.Context) (T, error)) (T, error) {
+	if timeout <= 0 {
+		timeout = DeleteTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	v, err := call(cctx)
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+		return v, fmt.Errorf("%s: %w after %s", what, ErrNoAnswer, timeout)
+	}
+	return v, err
+}
+
 // ErrTruncatedPage is returned when a listing says it is truncated but gives
 // no continuation marker; such a page is never acted on (fail closed).
 var ErrTruncatedPage = errors.New("listing page truncated without a continuation marker")
