@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"time"
 
+	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
@@ -24,17 +25,25 @@ func PassNow(flagNow string) (time.Time, error) {
 	return now, nil
 }
 
-// Semantics parses --due-rounding and --expired-marker-days, the two
-// flags by which `run` and `explain` may depart from AWS's lifecycle
-// semantics; a bad value is a usage error naming the flag.
-func Semantics(dueRounding, expiredMarkers string) (lifecycle.Rounding, lifecycle.ExpiredMarkerDays, error) {
-	rnd, err := lifecycle.ParseRounding(dueRounding)
-	if err != nil {
-		return rnd, 0, Usage("--due-rounding: %v", err)
+// Semantics parses --due-rounding, --expired-marker-days and
+// --newer-noncurrent-count, the flags by which `run` and `explain` may
+// depart from AWS's lifecycle semantics, into the engine's options; a bad
+// value is a usage error naming the flag.
+func Semantics(dueRounding, expiredMarkers, newerNoncurrent string) (engine.Options, error) {
+	var opts engine.Options
+	var err error
+	if opts.Rounding, err = lifecycle.ParseRounding(dueRounding); err != nil {
+		return opts, Usage("--due-rounding: %v", err)
 	}
-	markers, err := lifecycle.ParseExpiredMarkerDays(expiredMarkers)
-	if err != nil {
-		return rnd, markers, Usage("--expired-marker-days: %v", err)
+	if opts.ExpiredMarkers, err = lifecycle.ParseExpiredMarkerDays(expiredMarkers); err != nil {
+		return opts, Usage("--expired-marker-days: %v", err)
 	}
-	return rnd, markers, nil
+	if opts.NewerNoncurrent, err = lifecycle.ParseNewerNoncurrentCount(newerNoncurrent); err != nil {
+		return opts, Usage("--newer-noncurrent-count: %v", err)
+	}
+	return opts, nil
 }
+
+// NewerNoncurrentFlagHelp is --newer-noncurrent-count's help line, shared
+// by run and explain.
+const NewerNoncurrentFlagHelp = "what counts toward NewerNoncurrentVersions: versions (noncurrent object versions, never delete markers, as S3) or versions-and-markers (as SeaweedFS's worker, which keeps fewer versions)"

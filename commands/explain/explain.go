@@ -27,6 +27,7 @@ type options struct {
 	now                    string
 	dueRounding            string
 	expiredMarkers         string
+	newerNoncurrent        string
 	metaLogRetention       time.Duration
 	walkerInterval         time.Duration
 	s3PathStyle            bool
@@ -61,7 +62,8 @@ initiation; Days; rounding), and the outcome:
                hold, under which the store answers SKIPPED_OBJECT_LOCK)
 
 The verdicts are the pass's own: the same engine calls decide them, with
-the same --due-rounding and --expired-marker-days. Then explain shows
+the same --due-rounding, --expired-marker-days and
+--newer-noncurrent-count. Then explain shows
 where the next pass stands for the key: the shard that walks it, that
 shard's cursor and last walk, the walk the pass will fire, and the key's
 last meta-log event and whether it lies after its shard's cursor (the next
@@ -99,6 +101,7 @@ Exit codes: 0 ok; 1 error (no such bucket or version, unreadable filer);
 	f.StringVar(&o.now, "now", "", "the pass clock to explain for, RFC3339 (default: the current time), e.g. 2027-01-01T00:00:00Z")
 	f.StringVar(&o.dueRounding, "due-rounding", "aws", "as ilmctl run: aws (next midnight UTC) or exact (SeaweedFS)")
 	f.StringVar(&o.expiredMarkers, "expired-marker-days", "aws", "as ilmctl run: aws or keep")
+	f.StringVar(&o.newerNoncurrent, "newer-noncurrent-count", "versions", "as ilmctl run: versions or versions-and-markers")
 	f.DurationVar(&o.metaLogRetention, "meta-log-retention", 0, "as ilmctl run: how far back the filer's meta-log reaches; 0 = unbounded")
 	f.DurationVar(&o.walkerInterval, "walker-interval", 0, "as ilmctl run: minimum time between steady-state walks per shard")
 	f.BoolVar(&o.s3PathStyle, "s3-path-style", false, "s3:// only: address buckets as host/bucket")
@@ -138,7 +141,7 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rnd, markers, err := cmdutil.Semantics(o.dueRounding, o.expiredMarkers)
+	semantics, err := cmdutil.Semantics(o.dueRounding, o.expiredMarkers, o.newerNoncurrent)
 	if err != nil {
 		return err
 	}
@@ -158,7 +161,7 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	cfg := coreexplain.Config{
 		Store: fl, Key: o.key, VersionID: o.versionID, Now: now,
 		MetaLogRetention: o.metaLogRetention, WalkerInterval: o.walkerInterval,
-		Snapshot: engine.CompileWith(rules.Accepted, engine.Options{Rounding: rnd, ExpiredMarkers: markers}).Snapshot(),
+		Snapshot: engine.CompileWith(rules.Accepted, semantics).Snapshot(),
 	}
 	found := false
 	for _, b := range rules.Listed {

@@ -32,6 +32,7 @@ type options struct {
 	metaLogRetention time.Duration
 	dueRounding      string
 	expiredMarkers   string
+	newerNoncurrent  string
 	dryRun           bool
 	now              string
 	output           func() (render.Format, error)
@@ -95,6 +96,13 @@ marker that is its key's only version) once Days old, counted from the
 marker's own mtime, as S3, MinIO and RustFS do. SeaweedFS's own worker keeps
 such markers: --expired-marker-days keep does the same, for side-by-side
 comparisons.
+
+NoncurrentVersionExpiration's NewerNoncurrentVersions N keeps the N newest
+noncurrent object versions; noncurrent delete markers do not count toward N,
+as the S3 User Guide says, and a marker is itself deleted only once N object
+versions newer than it are kept. SeaweedFS's own worker counts markers, so
+it keeps fewer versions: --newer-noncurrent-count versions-and-markers does
+the same, for side-by-side comparisons.
 
 A shard whose delete ends RETRY_LATER, BLOCKED, STUCK (refused although the
 target is unchanged and still due) or in a transport error (after 3 attempts)
@@ -176,6 +184,7 @@ configuration was rejected (the bucket got no action). 3 wins over 4.`,
 	f.DurationVar(&o.metaLogRetention, "meta-log-retention", 0, "how far back the filer's meta-log reaches; rules with longer TTLs are walked; 0 = unbounded")
 	f.StringVar(&o.dueRounding, "due-rounding", "aws", "due time rounding: aws (next midnight UTC) or exact (SeaweedFS)")
 	f.StringVar(&o.expiredMarkers, "expired-marker-days", "aws", "Expiration Days on a delete marker that is its key's only version: aws (remove it once Days old, as S3, MinIO, RustFS) or keep (as SeaweedFS's worker)")
+	f.StringVar(&o.newerNoncurrent, "newer-noncurrent-count", "versions", cmdutil.NewerNoncurrentFlagHelp)
 	f.BoolVar(&o.dryRun, "dry-run", false, "list every action that would be dispatched; delete nothing, move no cursor")
 	f.StringVar(&o.now, "now", "", "pass clock as RFC3339 (default: the current time), e.g. 2027-01-01T00:00:00Z")
 	f.StringVar(&o.s3GRPC, "s3-grpc", "", "seaweedfs:// only: SeaweedFS S3 gRPC address for LifecycleDelete (default: the filer host, port 18333)")
@@ -205,7 +214,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rnd, markers, err := cmdutil.Semantics(o.dueRounding, o.expiredMarkers)
+	semantics, err := cmdutil.Semantics(o.dueRounding, o.expiredMarkers, o.newerNoncurrent)
 	if err != nil {
 		return err
 	}
@@ -235,7 +244,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "ilmctl: bucket %s: lifecycle configuration rejected, no action taken on it: %v\n", be.Bucket, be.Err)
 	}
 	cfg.Store = fl
-	cfg.Snapshot = engine.CompileWith(buckets, engine.Options{Rounding: rnd, ExpiredMarkers: markers}).Snapshot()
+	cfg.Snapshot = engine.CompileWith(buckets, semantics).Snapshot()
 	cfg.RejectedBuckets = len(bucketErrs)
 	cfg.RunNow = runNow
 	cfg.Clock = time.Now

@@ -79,6 +79,9 @@ type Snapshot struct {
 	// ExpiredMarkers says whether ExpirationDays actions also remove expired
 	// object delete markers (see EvaluateVersion).
 	ExpiredMarkers lifecycle.ExpiredMarkerDays
+	// NewerNoncurrent says what counts toward NewerNoncurrentVersions
+	// (lifecycle.NewerNoncurrentRank): object versions only, as S3.
+	NewerNoncurrent lifecycle.NewerNoncurrentCount
 	// locked holds the buckets with Object Lock enabled.
 	locked map[string]bool
 	// versioning is each bucket's Bucket.Versioning.
@@ -94,8 +97,9 @@ type Engine struct {
 
 // Options are the pass-wide semantics a snapshot evaluates rules with.
 type Options struct {
-	Rounding       lifecycle.Rounding
-	ExpiredMarkers lifecycle.ExpiredMarkerDays
+	Rounding        lifecycle.Rounding
+	ExpiredMarkers  lifecycle.ExpiredMarkerDays
+	NewerNoncurrent lifecycle.NewerNoncurrentCount
 }
 
 // Compile builds an engine from every bucket's validated rules with AWS's
@@ -108,7 +112,7 @@ func Compile(buckets []Bucket, rnd lifecycle.Rounding) *Engine {
 
 // CompileWith is Compile with every pass-wide option.
 func CompileWith(buckets []Bucket, opts Options) *Engine {
-	s := &Snapshot{Rounding: opts.Rounding, ExpiredMarkers: opts.ExpiredMarkers, locked: map[string]bool{}, versioning: map[string]filer.Versioning{}}
+	s := &Snapshot{Rounding: opts.Rounding, ExpiredMarkers: opts.ExpiredMarkers, NewerNoncurrent: opts.NewerNoncurrent, locked: map[string]bool{}, versioning: map[string]filer.Versioning{}}
 	for _, b := range buckets {
 		s.versioning[b.Name] = b.Versioning
 		if b.ObjectLock {
@@ -248,7 +252,7 @@ func (s *Snapshot) promoted(a *CompiledAction, retentionWindow time.Duration) bo
 }
 
 func (s *Snapshot) derive() *Snapshot {
-	return &Snapshot{Rounding: s.Rounding, ExpiredMarkers: s.ExpiredMarkers, locked: s.locked, versioning: s.versioning}
+	return &Snapshot{Rounding: s.Rounding, ExpiredMarkers: s.ExpiredMarkers, NewerNoncurrent: s.NewerNoncurrent, locked: s.locked, versioning: s.versioning}
 }
 
 // EvaluateVersion is lifecycle.EvaluateVersion of a's rule and kind on
@@ -262,11 +266,11 @@ func (s *Snapshot) EvaluateVersion(a *CompiledAction, obj *filer.Object, idx int
 }
 
 // ExplainVersion is lifecycle.ExplainVersion of a's rule and kind on
-// obj.Versions[idx] under the snapshot's due rounding and expired-marker
+// obj.Versions[idx] under the snapshot's due rounding, expired-marker
 // policy (a lone marker an Expiration Days action keeps is
-// ReasonExpiredMarkerKept).
+// ReasonExpiredMarkerKept) and NewerNoncurrentVersions count.
 func (s *Snapshot) ExplainVersion(a *CompiledAction, obj *filer.Object, idx int) lifecycle.Verdict {
-	vd := lifecycle.ExplainVersion(a.Rule, a.Key.Kind, obj, idx, s.Rounding)
+	vd := lifecycle.ExplainVersionCounting(a.Rule, a.Key.Kind, obj, idx, s.Rounding, s.NewerNoncurrent)
 	if vd.Applies && !s.ExpiredMarkers.Allows(a.Key.Kind, vd.Match) {
 		return lifecycle.Verdict{Reason: lifecycle.ReasonExpiredMarkerKept, Filter: vd.Filter, Due: vd.Due}
 	}

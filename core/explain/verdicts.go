@@ -280,7 +280,7 @@ func reasonDetail(r *lifecycle.Rule, kind lifecycle.ActionKind, vd lifecycle.Ver
 	case lifecycle.ReasonNotDeleteMarker:
 		return "ExpiredObjectDeleteMarker removes only a delete marker that is the key's only version"
 	case lifecycle.ReasonNewerNoncurrentKept:
-		return fmt.Sprintf("kept: NewerNoncurrentVersions %d keeps the newest noncurrent versions, and %s newer than this one", r.NewerNoncurrentVersions, countIs(vd.NewerNoncurrent))
+		return fmt.Sprintf("kept: NewerNoncurrentVersions %d, and %s newer (delete markers do not count)", r.NewerNoncurrentVersions, objectVersionsAre(vd.NewerNoncurrent))
 	case lifecycle.ReasonExpiredMarkerKept:
 		return "--expired-marker-days keep: Expiration Days keeps a delete marker that is the key's only version"
 	case lifecycle.ReasonNotVersionAction:
@@ -323,11 +323,12 @@ func element(kind lifecycle.ActionKind) string {
 }
 
 // countIs is "1 is" or "n are".
-func countIs(n int) string {
+// objectVersionsAre counts noncurrent object versions in words.
+func objectVersionsAre(n int) string {
 	if n == 1 {
-		return "1 is"
+		return "1 noncurrent object version is"
 	}
-	return fmt.Sprintf("%d are", n)
+	return fmt.Sprintf("%d noncurrent object versions are", n)
 }
 
 // until is a wait in words: hours below two days, else whole days.

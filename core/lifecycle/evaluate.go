@@ -55,7 +55,10 @@ func (f *Filter) MatchesUpload(u *filer.Upload) bool { return f.CheckUpload(u).O
 //   - NoncurrentDays counts from when the version became noncurrent:
 //     NoncurrentSinceNs, else the successor's mtime, else its own mtime.
 //   - NewerNoncurrent keeps the NewerNoncurrentVersions newest noncurrent
-//     versions; with NoncurrentDays the version must also be that old.
+//     object versions; noncurrent delete markers do not count toward that
+//     number (NewerNoncurrentRank), and a marker is itself deleted only
+//     once that many object versions newer than it are kept. With
+//     NoncurrentDays the version must also be that old.
 //   - ExpiredDeleteMarker removes a delete marker that is the latest and
 //     only version.
 //

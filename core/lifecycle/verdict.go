@@ -104,7 +104,7 @@ const (
 	ReasonMarkerWithVersions                // a delete marker with versions beneath it
 	ReasonDeleteMarker                      // ExpirationDate never removes a delete marker
 	ReasonNotDeleteMarker                   // ExpiredObjectDeleteMarker on a version that is no marker
-	ReasonNewerNoncurrentKept               // one of the NewerNoncurrentVersions newest noncurrent versions
+	ReasonNewerNoncurrentKept               // fewer than NewerNoncurrentVersions noncurrent object versions are newer
 	ReasonExpiredMarkerKept                 // --expired-marker-days keep: Expiration Days keeps lone markers
 	ReasonNotVersionAction                  // the kind acts on uploads, not versions
 	ReasonNotUploadAction                   // the rule has no AbortIncompleteMultipartUpload
@@ -197,15 +197,24 @@ type Verdict struct {
 	// passed, so also for a version that is kept for another reason after
 	// them (none today).
 	Due DueMath
-	// NewerNoncurrent is how many noncurrent versions are newer than this
-	// one (NewerNoncurrent only).
+	// NewerNoncurrent is how many noncurrent versions newer than this one
+	// count toward NewerNoncurrentVersions: object versions, not delete
+	// markers, unless the pass counts markers too (NewerNoncurrent only;
+	// see NewerNoncurrentRank).
 	NewerNoncurrent int
 }
 
 // ExplainVersion decides whether action kind of rule applies to
 // obj.Versions[idx] (versions newest first), when it is due and, when it
-// does not apply, why. See EvaluateVersion for the rules.
+// does not apply, why, counting NewerNoncurrentVersions as S3 does. See
+// EvaluateVersion for the rules.
 func ExplainVersion(r *Rule, kind ActionKind, obj *filer.Object, idx int, rnd Rounding) Verdict {
+	return ExplainVersionCounting(r, kind, obj, idx, rnd, CountObjectVersions)
+}
+
+// ExplainVersionCounting is ExplainVersion with the NewerNoncurrentVersions
+// count given: which noncurrent versions count toward it.
+func ExplainVersionCounting(r *Rule, kind ActionKind, obj *filer.Object, idx int, rnd Rounding, count NewerNoncurrentCount) Verdict {
 	if idx < 0 || idx >= len(obj.Versions) {
 		return Verdict{Reason: ReasonNotLatest}
 	}
@@ -267,9 +276,8 @@ func ExplainVersion(r *Rule, kind ActionKind, obj *filer.Object, idx int, rnd Ro
 			vd.Reason = ReasonLatest
 			return vd
 		}
-		// idx-1 noncurrent versions are newer than this one.
-		vd.NewerNoncurrent = idx - 1
-		if idx-1 < r.NewerNoncurrentVersions {
+		vd.NewerNoncurrent = NewerNoncurrentRank(obj, idx, count)
+		if vd.NewerNoncurrent < r.NewerNoncurrentVersions {
 			vd.Reason = ReasonNewerNoncurrentKept
 			return vd
 		}
