@@ -46,4 +46,4 @@ func Semantics(dueRounding, expiredMarkers, newerNoncurrent string) (engine.Opti
 
 // NewerNoncurrentFlagHelp is --newer-noncurrent-count's help line, shared
 // by run and explain.
-const NewerNoncurrentFlagHelp = "what counts toward NewerNoncurrentVersions: versions (noncurrent object versions, never delete markers, as S3) or versions-and-markers (as SeaweedFS's worker, which keeps fewer versions)"
+const NewerNoncurrentFlagHelp = "what counts toward NewerNoncurrentVersions: versions (object versions only, as S3) or versions-and-markers (as SeaweedFS and MinIO)"

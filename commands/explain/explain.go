@@ -56,20 +56,22 @@ initiation; Days; rounding), and the outcome:
   not_yet_due  the action applies and becomes due at DUE
   never        the action does not apply as the key is now, or cannot take
                effect (WHY says why: a disabled rule, the filter, a delete
-               marker with versions beneath it, newer noncurrent versions
-               kept, a transition, which ilmctl does not execute, a rejected
-               configuration, Object Lock retention until a date or a legal
-               hold, under which the store answers SKIPPED_OBJECT_LOCK)
+               marker with versions beneath it, newer noncurrent object
+               versions kept (delete markers do not count toward
+               NewerNoncurrentVersions), a transition, which ilmctl does
+               not execute, a rejected configuration, Object Lock
+               retention until a date or a legal hold, under which the
+               store answers SKIPPED_OBJECT_LOCK)
 
 The verdicts are the pass's own: the same engine calls decide them, with
-the same --due-rounding, --expired-marker-days and
---newer-noncurrent-count. Then explain shows
-where the next pass stands for the key: the shard that walks it, that
-shard's cursor and last walk, the walk the pass will fire, and the key's
-last meta-log event and whether it lies after its shard's cursor (the next
-pass replays it) or before (already replayed). An upload completed or
-aborted while its initiation event is still ahead of the cursor is listed
-as gone: replay still dispatches its abort, which ends NOOP_RESOLVED.
+the same --due-rounding, --expired-marker-days and --newer-noncurrent-count.
+Then explain shows where the next pass stands for the key: the shard that
+walks it, that shard's cursor and last walk, the walk the pass will fire,
+and the key's last meta-log event and whether it lies after its shard's
+cursor (the next pass replays it) or before (already replayed). An upload
+completed or aborted while its initiation event is still ahead of the
+cursor is listed as gone: replay still dispatches its abort, which ends
+NOOP_RESOLVED.
 
 Explain only reads: the key's entries as the pass reads them, the uploads
 listing, the cursors and the meta-log.

@@ -100,9 +100,9 @@ comparisons.
 NoncurrentVersionExpiration's NewerNoncurrentVersions N keeps the N newest
 noncurrent object versions; noncurrent delete markers do not count toward N,
 as the S3 User Guide says, and a marker is itself deleted only once N object
-versions newer than it are kept. SeaweedFS's own worker counts markers, so
-it keeps fewer versions: --newer-noncurrent-count versions-and-markers does
-the same, for side-by-side comparisons.
+versions newer than it are kept. SeaweedFS's own worker and MinIO count
+markers, so they keep fewer versions: --newer-noncurrent-count
+versions-and-markers does the same, for side-by-side comparisons.
 
 A shard whose delete ends RETRY_LATER, BLOCKED, STUCK (refused although the
 target is unchanged and still due) or in a transport error (after 3 attempts)
