@@ -38,6 +38,11 @@ var agreeFixture = map[string]any{"buckets": []any{
 			obj("d/dm", dm("dd", "2026-01-01T00:00:00Z")),
 			obj("n/k", ver("n1", "2026-01-01T00:00:00Z", 51), ver("n2", "2026-02-01T00:00:00Z", 52), ver("n3", "2026-03-01T00:00:00Z", 53),
 				ver("n4", "2026-04-01T00:00:00Z", 54), ver("n5", "2026-05-01T00:00:00Z", 55)),
+			// Delete markers among the noncurrent versions: they do not
+			// count toward NewerNoncurrentVersions (unless
+			// --newer-noncurrent-count versions-and-markers).
+			obj("n/m", ver("o1", "2026-01-01T00:00:00Z", 41), dm("o2", "2026-01-15T00:00:00Z"), ver("o3", "2026-02-01T00:00:00Z", 43),
+				dm("o4", "2026-02-15T00:00:00Z"), ver("o5", "2026-03-01T00:00:00Z", 45), ver("o6", "2026-04-01T00:00:00Z", 46)),
 		},
 		"uploads": []any{
 			map[string]any{"upload_id": "u1", "key": "n/big", "initiated": "2026-11-20T00:00:00Z"},
@@ -213,7 +218,7 @@ func TestExplainAgreesWithDryRun(t *testing.T) {
 		name    string
 		fixture any // nil: the demo fixture
 	}{{"e2e", e2eFixture}, {"agree", agreeFixture}, {"demo", nil}}
-	flagSets := [][]string{nil, {"--due-rounding", "exact"}, {"--expired-marker-days", "keep"}, {"--walker-interval", "48h"}}
+	flagSets := [][]string{nil, {"--due-rounding", "exact"}, {"--expired-marker-days", "keep"}, {"--walker-interval", "48h"}, {"--newer-noncurrent-count", "versions-and-markers"}}
 	dates := []string{"2026-06-15T00:00:00Z", "2026-11-29T23:00:00Z", "2026-11-30T00:00:00Z", "2026-12-02T12:00:00Z", "2027-03-01T00:00:00Z"}
 	for _, fx := range fixtures {
 		for _, flags := range flagSets {
