@@ -199,11 +199,19 @@ func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Uplo
 // never beside another of the same key.
 func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) error {
 	a, req, vt := job.a, job.req, job.vt
-	// Checked again: a dispatch of the same target that was in flight
-	// when job was prepared has completed since.
-	if p.dispatched(job.seenKey) {
-		return nil
+	// One delete per target at a time, and one that completes per pass:
+	// the target's other events may reach other shards (EventShard), and
+	// the walk decides it too. Two deletes of one target side by side can
+	// both pass the store's identity check: two Expiration deletes then
+	// write two delete markers, and two DONEs count one delete twice.
+	release, done, err := p.claim(ctx, job.seenKey)
+	if err != nil || done {
+		// done: another dispatch of this target completed since job was
+		// prepared (a NOOP_RESOLVED one too: the change it found is an
+		// event of its own, decided on its own).
+		return err
 	}
+	defer release()
 	if p.cfg.DryRun {
 		if !p.markDispatched(job.seenKey) {
 			return nil
@@ -213,7 +221,7 @@ func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) erro
 		return nil
 	}
 	var out filer.Outcome
-	err := p.withRetry(ctx, func() error {
+	err = p.withRetry(ctx, func() error {
 		if p.cfg.Limiter != nil {
 			waitStart := p.cfg.Clock()
 			if werr := p.cfg.Limiter.Wait(ctx); werr != nil {
@@ -270,6 +278,42 @@ func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) erro
 	return nil
 }
 
+// claim makes this dispatch the only one of target (a seen key) in
+// flight in the pass. While another shard's dispatch of it is in flight
+// it waits for that one to end; done is then true when that dispatch
+// completed (the target is resolved for this pass), else this dispatch
+// claims it in its turn. release ends the claim.
+func (p *pass) claim(ctx context.Context, target string) (release func(), done bool, err error) {
+	for {
+		p.mu.Lock()
+		if d, err := p.seen.has(target); err == nil && d {
+			p.mu.Unlock()
+			return nil, true, nil
+		}
+		busy, ok := p.inflight[target]
+		if !ok {
+			mine := make(chan struct{})
+			p.inflight[target] = mine
+			p.mu.Unlock()
+			return func() {
+				p.mu.Lock()
+				delete(p.inflight, target)
+				p.mu.Unlock()
+				close(mine)
+			}, false, nil
+		}
+		p.mu.Unlock()
+		if p.cfg.onClaimWait != nil {
+			p.cfg.onClaimWait(target)
+		}
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
+}
+
 // dispatchedNoop reports whether a shard completed key's dispatch this
 // pass and whether that dispatch ended NOOP_RESOLVED.
 func (p *pass) dispatchedNoop(key string) (done, noop bool) {
@@ -283,12 +327,6 @@ func (p *pass) dispatchedNoop(key string) (done, noop bool) {
 	}
 	noop, err := p.noops.has(key)
 	return true, noop && err == nil
-}
-
-// dispatched reports whether a shard completed key's dispatch this pass.
-func (p *pass) dispatched(key string) bool {
-	done, _ := p.dispatchedNoop(key)
-	return done
 }
 
 // markDispatched records key's dispatch; false when it was recorded

@@ -43,6 +43,12 @@ type fakeStore struct {
 	// beforeDelete runs inside LifecycleDelete, under the lock, before the
 	// target is evaluated: a change made "between listing and delete".
 	beforeDelete func(f *fakeStore, req filer.DeleteRequest)
+	// pathEvents delivers version events as SeaweedFS's meta-log does, by
+	// filer path: a put or removal at <key>.versions/v_<id>, and a demotion
+	// twice, as the move of the <key>.versions pointer and as the
+	// version's own noncurrent stamp, so one version's events reach
+	// several shards (EventShard).
+	pathEvents bool
 }
 
 func (f *fakeStore) keyErr(bucket, key string) error {
@@ -165,11 +171,28 @@ func (f *fakeStore) SubscribeMetadata(ctx context.Context, since, until int64, f
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fn(ev); err != nil {
-			return err
+		for _, e := range f.delivered(ev) {
+			if err := fn(e); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// delivered is ev as the store's meta-log delivers it (see pathEvents).
+func (f *fakeStore) delivered(ev filer.Event) []filer.Event {
+	if !f.pathEvents || ev.VersionID == "" || ev.Path != "" {
+		return []filer.Event{ev}
+	}
+	own := ev
+	own.Path = ev.Key + ".versions/v_" + ev.VersionID
+	if ev.Type != filer.EventDemote {
+		return []filer.Event{own}
+	}
+	pointer := ev
+	pointer.Path = ev.Key + ".versions"
+	return []filer.Event{pointer, own}
 }
 
 func (f *fakeStore) LifecycleDelete(_ context.Context, req filer.DeleteRequest) (filer.Outcome, error) {

@@ -92,6 +92,9 @@ type Config struct {
 	// keyMemMax, when not 0, replaces every key table's memory bound
 	// (seenMemMax, coldKeysMemMax): tests set it to spill at once.
 	keyMemMax int
+	// onClaimWait, when set, is called each time a dispatch waits for
+	// another shard's dispatch of the same target (tests).
+	onClaimWait func(target string)
 	// RejectedBuckets counts the buckets whose lifecycle configuration was
 	// rejected before the pass (none of their rules is in Snapshot). The
 	// pass does not run them; they count in Result.Errors, so in the

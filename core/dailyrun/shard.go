@@ -49,6 +49,11 @@ type pass struct {
 	// noops holds the targets in seen whose dispatch ended NOOP_RESOLVED;
 	// under p.mu.
 	noops *keySet
+	// inflight holds the targets whose delete a shard is sending now, by
+	// seen key, each closed when that dispatch ends; under p.mu. A second
+	// shard that decides the same target waits for it instead of sending a
+	// second delete beside it (see claim).
+	inflight map[string]chan struct{}
 	// lookups is replay's cache of key reads, shared by every shard; under
 	// lookupsMu.
 	lookupsMu sync.Mutex
@@ -71,6 +76,7 @@ func newPass(cfg Config) *pass {
 		noops:      newKeySet(sp, memMax(cfg, seenMemMax)),
 		counts:     map[bucketKind]*BucketKindCounts{},
 		lookups:    lookups{},
+		inflight:   map[string]chan struct{}{},
 	}
 	// The meta-log is read only to just before the pass clock (or the
 	// server's own clock, when earlier): a cursor saved past it would

@@ -3,6 +3,8 @@ package dailyrun
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -382,5 +384,82 @@ func TestPathShardedKeyIsLookedUpOnce(t *testing.T) {
 	}
 	if st.lookups != 1 {
 		t.Fatalf("%d lookups of one key over %d shards, want 1", st.lookups, len(shards))
+	}
+}
+
+// racingStore holds the first delete until a second dispatch of the same
+// target either waits for it (the pass's claim) or reaches the store
+// beside it, so the two shards' dispatches overlap every time.
+type racingStore struct {
+	*sharedStore
+	calls  atomic.Int32
+	second chan struct{} // closed by the second LifecycleDelete
+	waited chan struct{} // closed when a dispatch waits for the first
+}
+
+func (r *racingStore) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
+	switch r.calls.Add(1) {
+	case 1:
+		select {
+		case <-r.second:
+		case <-r.waited:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	case 2:
+		close(r.second)
+	}
+	return r.sharedStore.LifecycleDelete(ctx, req)
+}
+
+// One version named by two events that different shards replay is
+// deleted once in a real pass too, when the two shards decide it at the
+// same time: the second waits for the first's delete instead of sending
+// its own beside it, and the report counts one DONE and its bytes once.
+func TestTargetDeletedOnceWhenShardsRace(t *testing.T) {
+	now := ts("2026-11-30T00:00:00Z")
+	snap := snapshotOf("b", filer.VersioningEnabled, lifecycle.Rule{ID: "nc", Enabled: true, NoncurrentDays: 1})
+	st := &racingStore{sharedStore: newSharedStore(), second: make(chan struct{}), waited: make(chan struct{})}
+	st.addBucket("b", filer.VersioningEnabled)
+	var key string
+	for i := 0; ; i++ {
+		key = fmt.Sprintf("k%03d", i)
+		if lifecycle.ShardID("b", key+".versions") != lifecycle.ShardID("b", key+".versions/v_1") {
+			break
+		}
+	}
+	demoted := now.Add(-3 * day)
+	st.objects["b"][key] = &filer.Object{Key: key, Versions: []filer.Version{
+		{VersionID: "v2", IsLatest: true, MtimeNs: demoted.UnixNano(), Size: 1, ETag: "e2"},
+		{VersionID: "v1", MtimeNs: demoted.Add(-day).UnixNano(), Size: 7, ETag: "e1", NoncurrentSinceNs: demoted.UnixNano()},
+	}}
+	st.events = append(st.events,
+		filer.Event{TsNs: demoted.UnixNano(), Type: filer.EventDemote, Bucket: "b", Key: key, VersionID: "v1", Path: key + ".versions"},
+		filer.Event{TsNs: demoted.UnixNano() + 1, Type: filer.EventDemote, Bucket: "b", Key: key, VersionID: "v1", Path: key + ".versions/v_1"})
+	for shard := range lifecycle.ShardCount {
+		c := Cursor{TsNs: demoted.Add(-time.Hour).UnixNano(), RuleSetHash: st.worker.RuleSet, PromotedHash: st.worker.Promoted, LastWalkedNs: now.UnixNano()}
+		if err := SaveCursor(context.Background(), st, shard, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var once sync.Once
+	res := runStore(t, st, snap, now, func(c *Config) {
+		c.WalkerInterval = 48 * time.Hour
+		c.onClaimWait = func(string) { once.Do(func() { close(st.waited) }) }
+	})
+	if res.Status() != StatusOK {
+		t.Fatalf("status %s", res.Status())
+	}
+	if n := st.calls.Load(); n != 1 {
+		t.Errorf("%d deletes of b/%s@v1 sent, want 1", n, key)
+	}
+	var done []string
+	var freed int64
+	for _, a := range res.Actions {
+		done = append(done, fmt.Sprintf("%s@%s %s", a.Key, a.VersionID, a.Outcome))
+		freed += a.BytesFreed
+	}
+	if len(done) != 1 || done[0] != key+"@v1 DONE" || freed != 7 {
+		t.Errorf("actions %v freeing %d bytes, want one DONE of v1 freeing 7", done, freed)
 	}
 }
