@@ -19,9 +19,6 @@ var (
 	// ErrStateConflict: a conditional state write (If-Match /
 	// If-None-Match) lost to another writer; the cursor is not saved.
 	ErrStateConflict = errors.New("state file changed underneath this pass")
-	// ErrVersionOrder: a listing's versions of one key do not start with
-	// the single IsLatest version, so "newest first" cannot be trusted.
-	ErrVersionOrder = errors.New("listing does not list a key's latest version first")
 	// ErrNoConditionalWrite: the server answered a cursor PUT carrying
 	// If-None-Match or If-Match with 501 NotImplemented. Cursors in its
 	// buckets cannot be protected against a second pass overwriting them,

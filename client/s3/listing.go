@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -152,34 +153,35 @@ func (g *grouper) add(es []versionEntry) {
 	}
 }
 
-// normalizeOrder makes obj.Versions newest first, or fails with
-// ErrVersionOrder when that order cannot be known. S3 lists a key's
-// versions newest first, but SeaweedFS sorts by version ID, which puts the
-// "null" version last wherever it belongs. So:
+// normalizeOrder makes obj.Versions newest first, or fails when that
+// order cannot be known. ListObjectVersions lists a key's versions newest
+// first, and that order is the server's own statement of succession: it
+// is kept wherever LastModified seconds tie, since S3 timestamps carry
+// whole seconds and two writes in one second are ordinary. SeaweedFS's
+// gateway sorts by version ID instead, which for its time-ordered IDs is
+// the same order except that the "null" version comes last wherever it
+// belongs. So:
 //   - exactly one version must be IsLatest; it is moved to the front;
-//   - the rest keep document order when their LastModified never increases
-//     along it, else they are sorted by LastModified when no two share a
-//     second (S3 timestamps have whole seconds);
-//   - a noncurrent null version sharing its second with another noncurrent
-//     version is ambiguous: its place decides NoncurrentDays ages and
-//     NewerNoncurrentVersions counts, so the key is not guessed at.
+//   - the other versions but a null version listed last keep document
+//     order when their LastModified never increases along it; when it
+//     does, they are sorted by LastModified if no two share a second,
+//     else the order contradicts itself and the key is ambiguous;
+//   - a null version listed last is placed by its LastModified second; one
+//     that shares its second with another noncurrent version could belong
+//     above or below it, which decides NoncurrentDays ages and
+//     NewerNoncurrentVersions counts, so the key is ambiguous.
 //
-// Both failures are a *filer.KeyError: they concern this key alone. Two
-// entries with one version ID, or no or two IsLatest entries, are
-// filer.ErrAmbiguousLayout (the key gets no action and is reported); any
-// other order that cannot be known is ErrVersionOrder (the key's shard
-// halts).
+// Every failure is a *filer.KeyError wrapping filer.ErrAmbiguousLayout,
+// saying what the listing showed: the key gets no action and is reported,
+// and nothing else stops (docs/design/daily-run.md#walker).
 func normalizeOrder(bucket string, obj *filer.Object) error {
-	bad := func(why string) error {
-		return &filer.KeyError{Bucket: bucket, Key: obj.Key, Err: fmt.Errorf("%s: %w", why, ErrVersionOrder)}
-	}
-	ambiguous := func(why string) error {
-		return &filer.KeyError{Bucket: bucket, Key: obj.Key, Err: fmt.Errorf("%w: %s", filer.ErrAmbiguousLayout, why)}
+	ambiguous := func(format string, args ...any) error {
+		return &filer.KeyError{Bucket: bucket, Key: obj.Key, Err: fmt.Errorf("%w: %s", filer.ErrAmbiguousLayout, fmt.Sprintf(format, args...))}
 	}
 	seenID := make(map[string]bool, len(obj.Versions))
 	for _, v := range obj.Versions {
 		if seenID[v.VersionID] {
-			return ambiguous(fmt.Sprintf("the listing shows version ID %q twice", v.VersionID))
+			return ambiguous("the listing shows version ID %q twice", v.VersionID)
 		}
 		seenID[v.VersionID] = true
 	}
@@ -187,7 +189,7 @@ func normalizeOrder(bucket string, obj *filer.Object) error {
 	for i, v := range obj.Versions {
 		if v.IsLatest {
 			if latest >= 0 {
-				return ambiguous("two versions are IsLatest")
+				return ambiguous("the listing marks both %q and %q IsLatest", obj.Versions[latest].VersionID, v.VersionID)
 			}
 			latest = i
 		}
@@ -196,32 +198,40 @@ func normalizeOrder(bucket string, obj *filer.Object) error {
 		// SeaweedFS lists a key this way when its latest pointer names
 		// "null" while the bare null object is not what it names: the
 		// listing contradicts itself about which entry is current.
-		return ambiguous("no version is IsLatest")
+		return ambiguous("the listing marks none of its %d versions IsLatest", len(obj.Versions))
 	}
-	vs := make([]filer.Version, 0, len(obj.Versions))
-	vs = append(vs, obj.Versions[latest])
 	rest := append(append([]filer.Version{}, obj.Versions[:latest]...), obj.Versions[latest+1:]...)
+	var null *filer.Version
+	if n := len(rest); n > 1 && rest[n-1].VersionID == filer.NullVersionID {
+		null, rest = &rest[n-1], rest[:n-1]
+	}
 	sec := func(v filer.Version) int64 { return time.Unix(0, v.MtimeNs).Unix() }
-	seen := map[int64]int{}
+	seconds := map[int64]string{}
+	tie := ""
 	monotonic := true
 	for i, v := range rest {
-		seen[sec(v)]++
+		if other, ok := seconds[sec(v)]; ok && tie == "" {
+			tie = fmt.Sprintf("%q and %q", other, v.VersionID)
+		}
+		seconds[sec(v)] = v.VersionID
 		if i > 0 && sec(v) > sec(rest[i-1]) {
 			monotonic = false
 		}
 	}
-	for _, v := range rest {
-		if v.VersionID == filer.NullVersionID && seen[sec(v)] > 1 {
-			return bad("the noncurrent null version shares its LastModified second with another version")
-		}
-	}
 	if !monotonic {
-		if len(seen) != len(rest) {
-			return bad("noncurrent versions are listed out of time order and share LastModified seconds")
+		if tie != "" {
+			return ambiguous("noncurrent versions are listed out of time order, and %s share a LastModified second", tie)
 		}
 		sort.SliceStable(rest, func(i, j int) bool { return rest[i].MtimeNs > rest[j].MtimeNs })
 	}
-	obj.Versions = append(vs, rest...)
+	if null != nil {
+		if other, ok := seconds[sec(*null)]; ok {
+			return ambiguous("the noncurrent null version, listed last, shares its LastModified second with %q: its place among the versions is unknown", other)
+		}
+		at := sort.Search(len(rest), func(i int) bool { return sec(rest[i]) < sec(*null) })
+		rest = slices.Insert(rest, at, *null)
+	}
+	obj.Versions = append([]filer.Version{obj.Versions[latest]}, rest...)
 	return nil
 }
 

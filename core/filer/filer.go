@@ -80,13 +80,15 @@ type Object struct {
 	Err error
 }
 
-// ErrAmbiguousLayout is a key whose stored entries do not name one entry
-// per version ID: two entries carry the same version ID (SeaweedFS's
-// "null" in both <key> and <key>.versions/v_null), or the store's
-// latest-version markers contradict each other. Which entry a delete would
-// reach cannot be known, so the key gets no lifecycle action and is
-// reported; nothing else stops.
-var ErrAmbiguousLayout = errors.New("ambiguous object layout: one version ID names more than one entry")
+// ErrAmbiguousLayout is a key whose stored entries do not say which entry
+// each version is, or in which order: two entries carry the same version
+// ID (SeaweedFS's "null" in both <key> and <key>.versions/v_null), the
+// store's latest-version markers contradict each other, or (s3://) a
+// listing's order and LastModified seconds leave the versions' succession
+// open. Which entry a delete would reach, or what a rule decides, cannot be
+// known, so the key gets no lifecycle action and is reported; nothing else
+// stops. The wrapping error says what was seen.
+var ErrAmbiguousLayout = errors.New("ambiguous object layout")
 
 // KeyError is a failure confined to one key: its entries could not be read
 // exactly (ErrAmbiguousLayout, or a store's own unparseable-entry error).

@@ -63,11 +63,21 @@ const MinIOSourceMtime = "X-Minio-Source-Mtime"
 // delete marker it writes is that old at birth (and versions written one
 // after another keep their order). Other servers ignore the header.
 func (s *S3) Backdated(age time.Duration) *S3 {
+	return s.withMtime(func() time.Time { return time.Now().Add(-age) })
+}
+
+// AtMtime is Backdated with one fixed mtime: on MinIO every version it
+// writes has LastModified at, so several can share one second.
+func (s *S3) AtMtime(at time.Time) *S3 {
+	return s.withMtime(func() time.Time { return at })
+}
+
+func (s *S3) withMtime(at func() time.Time) *S3 {
 	opts := s.C.Options()
 	opts.APIOptions = append(append([]func(*middleware.Stack) error{}, opts.APIOptions...), func(st *middleware.Stack) error {
 		return st.Build.Add(middleware.BuildMiddlewareFunc("ilmctlBackdate", func(ctx context.Context, in middleware.BuildInput, next middleware.BuildHandler) (middleware.BuildOutput, middleware.Metadata, error) {
 			if req, ok := in.Request.(*smithyhttp.Request); ok {
-				req.Header.Set(MinIOSourceMtime, time.Now().Add(-age).UTC().Format(time.RFC3339Nano))
+				req.Header.Set(MinIOSourceMtime, at().UTC().Format(time.RFC3339Nano))
 			}
 			return next.HandleBuild(ctx, in)
 		}), middleware.After)
