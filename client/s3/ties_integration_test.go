@@ -59,8 +59,8 @@ func writeAt(t *testing.T, c *itest.S3, bucket, key string, vs []tiedVersion) []
 // noncurrent versions are expired like any others. A null version that
 // the listing puts last while it shares its second with another
 // noncurrent version has an unknown place (SeaweedFS lists null last
-// wherever it belongs): that key alone gets no action and is counted in
-// ambiguous_keys; the pass still ends ok.
+// wherever it belongs): that key alone gets no action from ilmctl and is
+// counted in ambiguous_keys; the pass still ends ok.
 func TestSameSecondVersionsOnS3(t *testing.T) {
 	c := itest.FromEnv(t)
 	b := c.CreateBucket(t, "s3-ties")
@@ -77,11 +77,23 @@ func TestSameSecondVersionsOnS3(t *testing.T) {
 	if rep.Status != "ok" {
 		t.Errorf("status %s, want ok: tied seconds must not halt a shard", rep.Status)
 	}
-	if rep.AmbiguousKeys != 1 {
-		t.Errorf("ambiguous_keys %d, want 1 (null-tied); notices %+v", rep.AmbiguousKeys, rep.Notices)
+	for _, a := range rep.Actions {
+		if a.Key == "null-tied" && a.Outcome == "DONE" {
+			t.Errorf("a delete on the ambiguous key was done: %+v", a)
+		}
 	}
 	after, _ := c.ListAll(t, b)
-	want := append([]string{two[3], three[3]}, nullTied...)
+	want := []string{two[3], three[3]}
+	if itest.ServerEnv(t) == itest.SeaweedFS {
+		// MinIO runs its own lifecycle on the same rules and may expire
+		// null-tied itself; SeaweedFS's gateway does not.
+		if rep.AmbiguousKeys != 1 {
+			t.Errorf("ambiguous_keys %d, want 1 (null-tied); notices %+v", rep.AmbiguousKeys, rep.Notices)
+		}
+		want = append(want, nullTied...)
+	} else {
+		after = slices.DeleteFunc(after, func(v string) bool { return slices.Contains(nullTied, v) })
+	}
 	slices.Sort(want)
 	if !slices.Equal(after, want) {
 		t.Errorf("left %v, want %v (before: %v)", after, want, before)
