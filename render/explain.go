@@ -28,11 +28,14 @@ type ExplainReport struct {
 	NoConfiguration    bool   `json:"no_configuration"`
 	// KeyError is why the key's entries could not be read exactly;
 	// AmbiguousLayout marks the kind the pass skips with a notice.
-	KeyError        string         `json:"key_error,omitempty"`
-	AmbiguousLayout bool           `json:"ambiguous_layout"`
-	Versions        []TargetReport `json:"versions"`
-	Uploads         []TargetReport `json:"uploads"`
-	Pass            StandingReport `json:"pass"`
+	KeyError        string `json:"key_error,omitempty"`
+	AmbiguousLayout bool   `json:"ambiguous_layout"`
+	// AmbiguousSince is when a pass first found the key ambiguous, from
+	// the shards' lists of ambiguous keys; omitted when no list holds it.
+	AmbiguousSince *time.Time     `json:"ambiguous_since,omitempty"`
+	Versions       []TargetReport `json:"versions"`
+	Uploads        []TargetReport `json:"uploads"`
+	Pass           StandingReport `json:"pass"`
 }
 
 // TargetReport is one version or incomplete upload.
@@ -155,6 +158,10 @@ func NewExplainReport(r *explain.Report) ExplainReport {
 		NoConfiguration: r.NoConfiguration, KeyError: r.KeyError, AmbiguousLayout: r.Ambiguous,
 		Versions: []TargetReport{}, Uploads: []TargetReport{},
 	}
+	if r.Listed != nil {
+		since := time.Unix(0, r.Listed.FirstSeenNs).UTC()
+		out.AmbiguousSince = &since
+	}
 	for _, t := range r.Versions {
 		out.Versions = append(out.Versions, newTargetReport(t))
 	}
@@ -267,6 +274,9 @@ func ExplainTables(w io.Writer, rep ExplainReport) error {
 			what = "the pass takes no action on this key and reports it (notice ambiguous_layout)"
 		}
 		notes = append(notes, fmt.Sprintf("the key cannot be read exactly, %s: %s", what, rep.KeyError))
+	}
+	if rep.AmbiguousSince != nil {
+		notes = append(notes, "listed as ambiguous since "+rep.AmbiguousSince.Format(time.RFC3339)+": every pass reports it until it reads cleanly")
 	}
 	if len(rep.Versions)+len(rep.Uploads) == 0 && rep.KeyError == "" {
 		notes = append(notes, "no version and no incomplete upload of this key")

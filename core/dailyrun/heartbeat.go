@@ -9,9 +9,11 @@ import (
 // Heartbeat is the one log line per pass, with the tokens of
 // docs/design/daily-run.md#observability: status, shards, errors and duration are stable for grep;
 // cursor_lag_max and walked_max_age are "cold" when no shard has a replay
-// cursor or a walk yet.
+// cursor or a walk yet; ambiguous counts the keys left alone for an
+// ambiguous layout, those the pass met and those its shards' lists still
+// hold (docs/design/daily-run.md#ambiguous-keys).
 //
-//	daily_run: status=ok shards=16 errors=0 duration=7s cursor_lag_max=2h walked_max_age=3m
+//	daily_run: status=ok shards=16 errors=0 duration=7s cursor_lag_max=2h walked_max_age=3m ambiguous=0
 func (r *Result) Heartbeat() string {
 	lag, walked := "cold", "cold"
 	if d, ok := r.CursorLagMax(); ok {
@@ -20,8 +22,8 @@ func (r *Result) Heartbeat() string {
 	if d, ok := r.WalkedMaxAge(); ok {
 		walked = FormatDuration(d)
 	}
-	return fmt.Sprintf("daily_run: status=%s shards=%d errors=%d duration=%s cursor_lag_max=%s walked_max_age=%s",
-		r.Status(), len(r.Shards), r.Errors(), FormatDuration(r.Duration), lag, walked)
+	return fmt.Sprintf("daily_run: status=%s shards=%d errors=%d duration=%s cursor_lag_max=%s walked_max_age=%s ambiguous=%d",
+		r.Status(), len(r.Shards), r.Errors(), FormatDuration(r.Duration), lag, walked, r.AmbiguousKeys())
 }
 
 // CursorLag is runNow minus the shard's replay cursor; ok is false when the

@@ -28,12 +28,15 @@ func TestHeartbeat(t *testing.T) {
 	r := &Result{RunNow: now, Duration: 7 * time.Second, Shards: []ShardResult{
 		{Shard: 0, Status: StatusOK, Cursor: Cursor{TsNs: now.Add(-2 * time.Hour).UnixNano(), LastWalkedNs: now.Add(-3 * time.Minute).UnixNano()}},
 		{Shard: 1, Status: StatusOK, Cursor: Cursor{TsNs: now.Add(-time.Hour).UnixNano()}},
+	}, Notices: []Notice{
+		{Kind: NoticeAmbiguousLayout, Bucket: "b", Key: "k"},
+		{Kind: NoticeTransitionNotExecuted, Bucket: "b", RuleID: "t"},
 	}}
-	if got, want := r.Heartbeat(), "daily_run: status=ok shards=2 errors=0 duration=7s cursor_lag_max=2h walked_max_age=3m"; got != want {
+	if got, want := r.Heartbeat(), "daily_run: status=ok shards=2 errors=0 duration=7s cursor_lag_max=2h walked_max_age=3m ambiguous=1"; got != want {
 		t.Errorf("heartbeat\n got %s\nwant %s", got, want)
 	}
 	cold := &Result{RunNow: now, Shards: []ShardResult{{Shard: 0, Status: StatusHalted}, {Shard: 1, Status: StatusCancelled}}}
-	if got, want := cold.Heartbeat(), "daily_run: status=halted shards=2 errors=2 duration=0s cursor_lag_max=cold walked_max_age=cold"; got != want {
+	if got, want := cold.Heartbeat(), "daily_run: status=halted shards=2 errors=2 duration=0s cursor_lag_max=cold walked_max_age=cold ambiguous=0"; got != want {
 		t.Errorf("heartbeat\n got %s\nwant %s", got, want)
 	}
 	if (&Result{SubscribeErr: errors.New("boom"), Shards: []ShardResult{{Status: StatusOK}}}).Status() != StatusError {

@@ -30,6 +30,11 @@ const (
 	// this pass proved that it does (--check-cas was not given). It is
 	// about the pass: Bucket, Key, RuleID and Action are empty.
 	NoticeConditionalDeleteUnproven NoticeKind = "conditional_delete_unproven"
+	// NoticeAmbiguousListUnreadable is a shard's ambiguous-key list
+	// (AmbiguousPath) that could not be read or saved: it is left as it
+	// was, and the keys on it are not reported this pass. Shard names the
+	// list; Bucket and Key are empty.
+	NoticeAmbiguousListUnreadable NoticeKind = "ambiguous_list_unreadable"
 )
 
 // ConditionalDeleteUnproven is the NoticeConditionalDeleteUnproven of a

@@ -134,9 +134,13 @@ type Result struct {
 	// Buckets counts the actions by bucket, rule and kind, sorted by the
 	// three, whether or not Actions holds them.
 	Buckets []BucketKindCounts
-	// Notices are keys the pass left alone on purpose (ambiguous layouts),
-	// sorted by bucket and key.
+	// Notices are keys the pass left alone on purpose (ambiguous layouts,
+	// those it met and those its shards' lists still hold), sorted by
+	// bucket and key.
 	Notices []Notice
+	// AmbiguousSinceNs is when the longest-standing ambiguous key on the
+	// run shards' lists was first seen (Unix nanoseconds); 0 when none.
+	AmbiguousSinceNs int64
 	// SubscribeErr is the meta-log subscription's error, if any.
 	SubscribeErr error
 	// RejectedBuckets is Config.RejectedBuckets.
@@ -278,12 +282,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := <-subDone; err != nil && !errors.Is(err, context.Canceled) {
 		res.SubscribeErr = err
 	}
+	p.trackAmbiguous(shards)
 	for _, s := range states {
 		res.Shards = append(res.Shards, s.res)
 	}
 	res.Actions = p.actions
 	res.Buckets = p.bucketCounts()
 	res.Notices = p.notices
+	res.AmbiguousSinceNs = p.ambiguousOldestNs
 	sortNotices(res.Notices)
 	sort.SliceStable(res.Actions, func(i, j int) bool { return res.Actions[i].Shard < res.Actions[j].Shard })
 	res.Duration = cfg.Clock().Sub(started)

@@ -54,6 +54,9 @@ type pass struct {
 	// shard that decides the same target waits for it instead of sending a
 	// second delete beside it (see claim).
 	inflight map[string]chan struct{}
+	// ambiguousOldestNs is the earliest FirstSeenNs of the ambiguous keys
+	// the pass's lists hold after it (trackAmbiguous); 0 when none.
+	ambiguousOldestNs int64
 	// lookups is replay's cache of key reads, shared by every shard; under
 	// lookupsMu.
 	lookupsMu sync.Mutex

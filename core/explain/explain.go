@@ -111,9 +111,13 @@ type Report struct {
 	// the key (Ambiguous), and halts the key's shard on anything else.
 	KeyError  string
 	Ambiguous bool
-	Versions  []Target
-	Uploads   []Target
-	Pass      Standing
+	// Listed is the key's entry on a shard's list of ambiguous keys
+	// (dailyrun.AmbiguousPath): every pass reports it until it resolves.
+	// nil when no list holds it.
+	Listed   *dailyrun.AmbiguousKey
+	Versions []Target
+	Uploads  []Target
+	Pass     Standing
 }
 
 // Target is one version (or delete marker) or incomplete upload.
@@ -265,6 +269,17 @@ func Explain(ctx context.Context, cfg Config) (*Report, error) {
 	case found && obj.Err != nil:
 		rep.KeyError = obj.Err.Error()
 		rep.Ambiguous = errors.Is(obj.Err, filer.ErrAmbiguousLayout)
+	}
+	for shard := range lifecycle.ShardCount {
+		keys, err := dailyrun.LoadAmbiguous(ctx, cfg.Store, shard)
+		if err != nil {
+			continue // the pass reports an unreadable list itself
+		}
+		for i := range keys {
+			if keys[i].Bucket == cfg.Bucket.Name && keys[i].Key == cfg.Key {
+				rep.Listed = &keys[i]
+			}
+		}
 	}
 	if rep.KeyError == "" && found {
 		for idx := range obj.Versions {

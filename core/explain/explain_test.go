@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -218,9 +219,18 @@ func TestExplainKeyAndBucketStates(t *testing.T) {
 
 	st.lookErr = &filer.KeyError{Bucket: "b", Key: "a/k", Err: filer.ErrAmbiguousLayout}
 	rep, err = Explain(context.Background(), cfg)
-	if err != nil || !rep.Ambiguous || rep.KeyError == "" || len(rep.Versions) != 0 {
+	if err != nil || !rep.Ambiguous || rep.KeyError == "" || len(rep.Versions) != 0 || rep.Listed != nil {
 		t.Errorf("ambiguous key: %+v %v", rep, err)
 	}
+	// A pass listed it: explain names the entry.
+	first := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	st.files = map[string][]byte{dailyrun.AmbiguousPath(5): []byte(fmt.Sprintf(
+		`{"version":1,"shard_id":5,"keys":[{"bucket":"b","key":"a/k","reason":"r","first_seen_ns":%d,"last_seen_ns":%d}]}`, first, first))}
+	rep, err = Explain(context.Background(), cfg)
+	if err != nil || rep.Listed == nil || rep.Listed.FirstSeenNs != first {
+		t.Errorf("listed ambiguous key: %+v %v", rep.Listed, err)
+	}
+	st.files = nil
 	st.lookErr = errors.New("connection refused")
 	if _, err := Explain(context.Background(), cfg); err == nil {
 		t.Error("a store error is an error")

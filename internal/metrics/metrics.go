@@ -37,6 +37,8 @@ const (
 	Duration      = "ilmctl_daily_run_duration_seconds"
 	LastRun       = "ilmctl_daily_run_last_run_timestamp_seconds"
 	LastSuccess   = "ilmctl_daily_run_last_success_timestamp_seconds"
+	Ambiguous     = "ilmctl_daily_run_ambiguous_keys"
+	AmbiguousFrom = "ilmctl_daily_run_ambiguous_keys_first_seen_timestamp_seconds"
 )
 
 // limiterWaitBuckets are SeaweedFS's own for this histogram, so one
@@ -64,6 +66,8 @@ type Recorder struct {
 	bucketErrors  prometheus.Gauge
 	duration      prometheus.Gauge
 	lastRun       prometheus.Gauge
+	ambiguous     prometheus.Gauge
+	ambiguousFrom prometheus.Gauge
 
 	// succeeded and end are set by Record: end is when the pass ended,
 	// the last-success timestamp when it succeeded.
@@ -92,7 +96,7 @@ func New() *Recorder {
 	r.status = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: Status,
 		Help: "1 for the last pass's status (ok, cancelled, halted, error), 0 for the others."}, []string{"status"})
 	r.notices = prometheus.NewCounterVec(prometheus.CounterOpts{Name: NoticesTotal,
-		Help: "What the last pass saw and deliberately did not act on, by notice kind (ambiguous_layout: a key whose entries do not name one entry per version ID; transition_not_executed: a transition action, which ilmctl does not run; conditional_delete_unproven: an s3:// pass without --check-cas)."},
+		Help: "What the last pass saw and deliberately did not act on, by notice kind (ambiguous_layout: a key whose layout or version order is ambiguous, left alone; ambiguous_list_unreadable: a shard's list of such keys that could not be read or saved; transition_not_executed: a transition action, which ilmctl does not run; conditional_delete_unproven: an s3:// pass without --check-cas)."},
 		[]string{"kind"})
 	r.errors = prometheus.NewGauge(prometheus.GaugeOpts{Name: Errors,
 		Help: "The last pass's heartbeat errors=: what did not end ok."})
@@ -102,8 +106,12 @@ func New() *Recorder {
 		Help: "Wall-clock seconds of the last pass."})
 	r.lastRun = prometheus.NewGauge(prometheus.GaugeOpts{Name: LastRun,
 		Help: "When the last pass ended, Unix seconds, whatever its status."})
+	r.ambiguous = prometheus.NewGauge(prometheus.GaugeOpts{Name: Ambiguous,
+		Help: "Keys the last pass left alone for an ambiguous layout: those it met and those still on its shards' lists (the heartbeat's ambiguous=)."})
+	r.ambiguousFrom = prometheus.NewGauge(prometheus.GaugeOpts{Name: AmbiguousFrom,
+		Help: "When the longest-standing of those keys was first found ambiguous, Unix seconds; 0 when there is none."})
 	r.reg.MustRegister(r.cursor, r.lastWalked, r.shardDuration, r.events, r.limiterWait, r.dispatch,
-		r.status, r.notices, r.errors, r.bucketErrors, r.duration, r.lastRun)
+		r.status, r.notices, r.errors, r.bucketErrors, r.duration, r.lastRun, r.ambiguous, r.ambiguousFrom)
 	return r
 }
 
@@ -142,6 +150,10 @@ func (r *Recorder) Record(res *dailyrun.Result, rep render.RunReport, end time.T
 		r.notices.WithLabelValues(n.Kind.String()).Inc()
 	}
 	r.errors.Set(float64(res.Errors()))
+	r.ambiguous.Set(float64(res.AmbiguousKeys()))
+	if res.AmbiguousSinceNs > 0 {
+		r.ambiguousFrom.Set(float64(res.AmbiguousSinceNs) / 1e9)
+	}
 	r.bucketErrors.Set(float64(len(rep.BucketErrors)))
 	r.duration.Set(res.Duration.Seconds())
 	r.lastRun.Set(unixSeconds(end))

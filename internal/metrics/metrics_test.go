@@ -47,7 +47,8 @@ func pass(status dailyrun.ShardStatus) *dailyrun.Result {
 			{Bucket: "logs", Kind: lifecycle.ExpirationDays, Outcomes: map[filer.Outcome]int64{"DONE": 2}},
 			{Bucket: "ver", Kind: lifecycle.NoncurrentDays, Outcomes: map[filer.Outcome]int64{"STUCK": 1}},
 		},
-		Notices: []dailyrun.Notice{{Kind: dailyrun.NoticeAmbiguousLayout, Shard: 3, Bucket: "ver", Key: "k"}},
+		Notices:          []dailyrun.Notice{{Kind: dailyrun.NoticeAmbiguousLayout, Shard: 3, Bucket: "ver", Key: "k"}},
+		AmbiguousSinceNs: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC).UnixNano(),
 	}
 }
 
@@ -63,7 +64,13 @@ func record(res *dailyrun.Result, end time.Time, bucketErrs int, waits ...time.D
 
 // The textfile of a pass that succeeded, in full: every metric with the
 // pass's numbers, families sorted by name.
-const okTextfile = `# HELP ilmctl_daily_run_bucket_errors Buckets whose lifecycle configuration the last pass rejected; they got no action.
+const okTextfile = `# HELP ilmctl_daily_run_ambiguous_keys Keys the last pass left alone for an ambiguous layout: those it met and those still on its shards' lists (the heartbeat's ambiguous=).
+# TYPE ilmctl_daily_run_ambiguous_keys gauge
+ilmctl_daily_run_ambiguous_keys 1
+# HELP ilmctl_daily_run_ambiguous_keys_first_seen_timestamp_seconds When the longest-standing of those keys was first found ambiguous, Unix seconds; 0 when there is none.
+# TYPE ilmctl_daily_run_ambiguous_keys_first_seen_timestamp_seconds gauge
+ilmctl_daily_run_ambiguous_keys_first_seen_timestamp_seconds 1.795824e+09
+# HELP ilmctl_daily_run_bucket_errors Buckets whose lifecycle configuration the last pass rejected; they got no action.
 # TYPE ilmctl_daily_run_bucket_errors gauge
 ilmctl_daily_run_bucket_errors 0
 # HELP ilmctl_daily_run_duration_seconds Wall-clock seconds of the last pass.
@@ -78,7 +85,7 @@ ilmctl_daily_run_last_run_timestamp_seconds 1.795996807e+09
 # HELP ilmctl_daily_run_last_success_timestamp_seconds When the last successful pass (exit 0) ended, Unix seconds; a pass that fails carries it over.
 # TYPE ilmctl_daily_run_last_success_timestamp_seconds gauge
 ilmctl_daily_run_last_success_timestamp_seconds 1.795996807e+09
-# HELP ilmctl_daily_run_notices_total What the last pass saw and deliberately did not act on, by notice kind (ambiguous_layout: a key whose entries do not name one entry per version ID; transition_not_executed: a transition action, which ilmctl does not run; conditional_delete_unproven: an s3:// pass without --check-cas).
+# HELP ilmctl_daily_run_notices_total What the last pass saw and deliberately did not act on, by notice kind (ambiguous_layout: a key whose layout or version order is ambiguous, left alone; ambiguous_list_unreadable: a shard's list of such keys that could not be read or saved; transition_not_executed: a transition action, which ilmctl does not run; conditional_delete_unproven: an s3:// pass without --check-cas).
 # TYPE ilmctl_daily_run_notices_total counter
 ilmctl_daily_run_notices_total{kind="ambiguous_layout"} 1
 # HELP ilmctl_daily_run_status 1 for the last pass's status (ok, cancelled, halted, error), 0 for the others.
@@ -145,8 +152,8 @@ func TestTextfile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("textfile does not parse: %v", err)
 	}
-	if len(mfs) != 13 {
-		t.Errorf("%d metric families, want 13", len(mfs))
+	if len(mfs) != 15 {
+		t.Errorf("%d metric families, want 15", len(mfs))
 	}
 }
 
@@ -356,8 +363,8 @@ push_time_seconds{instance="host-a",job="ilmctl_run"} 1.7e+09
 		if h := p.families[LimiterWait].GetMetric()[0].GetHistogram(); h.GetSampleCount() != want.waits {
 			t.Errorf("push %d: %d limiter waits, want %d", i, h.GetSampleCount(), want.waits)
 		}
-		if len(p.families) != 13 {
-			t.Errorf("push %d: %d families, want 13", i, len(p.families))
+		if len(p.families) != 15 {
+			t.Errorf("push %d: %d families, want 15", i, len(p.families))
 		}
 	}
 }
