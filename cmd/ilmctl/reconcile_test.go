@@ -169,6 +169,18 @@ func TestReconcileUsage(t *testing.T) {
 	if err := os.WriteFile(notReady, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// One set under other spellings: a link to it, and a path through a
+	// sibling directory.
+	link := filepath.Join(t.TempDir(), "set-link")
+	if err := os.Symlink(dirs[0], link); err != nil {
+		t.Fatal(err)
+	}
+	sibling := filepath.Join(filepath.Dir(dirs[0]), "sibling")
+	if err := os.Mkdir(sibling, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Base(dirs[0])
+	t.Chdir(filepath.Dir(dirs[0]))
 	tests := []struct {
 		name string
 		args []string
@@ -179,7 +191,12 @@ func TestReconcileUsage(t *testing.T) {
 		{"no tiers", []string{"reconcile", "get", "--bucket", "b", "--object", "o", "--version-id", "null"}, "--tiers is required"},
 		{"bad tiers", reconcileArgs("get", badTiers, dirs), "type \"glacier\""},
 		{"remote filer", reconcileArgs("get", tiers, []string{"seaweedfs://127.0.0.1:8888"}), "embedded filer"},
-		{"same filer twice", reconcileArgs("get", tiers, []string{dirs[0], dirs[0]}), "twice"},
+		{"same filer twice", reconcileArgs("get", tiers, []string{dirs[0], dirs[0]}), "--filer " + dirs[0] + " and --filer " + dirs[0] + " name the same set"},
+		{"same filer, dir: and a trailing slash", reconcileArgs("get", tiers, []string{dirs[0], "dir:" + dirs[0] + "/"}), "--filer " + dirs[0] + " and --filer dir:" + dirs[0] + "/ name the same set"},
+		{"same filer through a link", reconcileArgs("get", tiers, []string{link, dirs[0]}), "--filer " + link + " and --filer " + dirs[0] + " name the same set"},
+		{"same filer through a sibling", reconcileArgs("get", tiers, []string{dirs[0], sibling + "/../" + base}), "name the same set"},
+		{"same filer, relative", reconcileArgs("get", tiers, []string{base, "./" + base + "/"}), "--filer " + base + " and --filer ./" + base + "/ name the same set"},
+		{"same filer, post", reconcileArgs("post", tiers, []string{dirs[0], dirs[0] + "/."}, "--plan", notReady, "--confirm"), "name the same set"},
 		{"post without --confirm", reconcileArgs("post", tiers, dirs, "--plan", notReady), "--confirm is required"},
 		{"post without --plan", reconcileArgs("post", tiers, dirs, "--confirm"), "--plan is required"},
 		{"post a plan that is not ready", reconcileArgs("post", tiers, dirs, "--plan", notReady, "--confirm"), "not ready-to-migrate"},

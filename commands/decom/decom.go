@@ -68,6 +68,13 @@ func checkToken(tok string) error {
 	return nil
 }
 
+// verifyPools reads verify's --meta list: a target that is the source
+// pool under another spelling would let the source's own receipts and
+// records stand for a copy no target holds; two spellings of one target
+// are refused too rather than counted once, so no list is silently read
+// as another (docs/design/decommission.md#pool-identity).
+var verifyPools = cmdutil.PoolFlag{Flag: "--meta", Noun: "target pool", First: "source pool", FirstRule: "a pool cannot be its own target"}
+
 type verifyOptions struct {
 	token string
 	metas []string
@@ -97,8 +104,10 @@ one being decommissioned), every further --meta a target pool. It checks:
 It prints one row per receipt and per uncovered source record, with a
 verdict (covered, covered_terminal, blocked) and a reason code, then the
 completion predicate. Exit codes: 0 the pool may be removed; 5 blocked (the
-reasons are printed); 1 could not check (a pool could not be read).
-Nothing is written.`,
+reasons are printed); 1 could not check (a pool could not be read); 2 bad
+usage, among it a target that is the source pool, or another target, under
+another spelling (dir:SRC, ./SRC/, a link to it; see
+docs/design/decommission.md#pool-identity). Nothing is written.`,
 		Example: `  ilmctl decom verify --run-token ceaf1cee0be5ec598f6e5aba844bac7549abd1f4659c4458cd16d621408f8661 \
       --meta testdata/decom/complete/source --meta testdata/decom/complete/target-a --meta testdata/decom/complete/target-b
   ilmctl decom verify --run-token "$TOKEN" --meta s3://10.0.0.5:9000/.rustfs.sys --meta s3://10.0.0.6:9000/.rustfs.sys -o json`,
@@ -123,6 +132,9 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions, format render.
 	}
 	if len(o.metas) < 2 {
 		return cmdutil.Usage("verify needs the source pool and at least one target: pass --meta SOURCE --meta TARGET")
+	}
+	if err := cmdutil.DistinctPools(verifyPools, o.metas); err != nil {
+		return err
 	}
 	pools, err := openPools(ctx, o.metas)
 	if err != nil {
@@ -299,6 +311,9 @@ func runReceiptsLs(ctx context.Context, w, errw io.Writer, o receiptsOptions, fo
 	}
 	if len(o.metas) == 0 {
 		return cmdutil.Usage("no metadata pool given: pass --meta PATH (once per pool)")
+	}
+	if err := cmdutil.DistinctPools(cmdutil.PoolFlag{Flag: "--meta", Noun: "pool"}, o.metas); err != nil {
+		return err
 	}
 	pools, err := openPools(ctx, o.metas)
 	if err != nil {

@@ -259,3 +259,70 @@ func TestTestdataComplete(t *testing.T) {
 		t.Fatal("empty fixture")
 	}
 }
+
+// TestVerifyPoolIdentity: a target that is the source pool under any
+// spelling, or one target given twice, is a one-line usage error naming
+// both spellings, never "removable yes": the source holds the run's
+// receipts and records, so read as its own target it would cover itself
+// (docs/design/decommission.md#pool-identity).
+func TestVerifyPoolIdentity(t *testing.T) {
+	run := decomfixture.Complete()
+	dir := t.TempDir()
+	writeRun(t, dir, run)
+	if err := os.Symlink(decomfixture.Source, filepath.Join(dir, "source-link")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	src, a, b := decomfixture.Source, decomfixture.TargetA, decomfixture.TargetB
+	for _, c := range []struct {
+		name  string
+		metas []string
+		want  string // "" for a clean, removable run
+	}{
+		{"distinct pools", []string{src, a, b}, ""},
+		{"dir: pools", []string{"dir:" + src, "dir:" + a, "dir:" + b}, ""},
+		{"source as its target", []string{src, src}, "--meta source is the source pool --meta source: a pool cannot be its own target"},
+		{"dir: alias", []string{src, "dir:" + src}, "--meta dir:source is the source pool --meta source"},
+		{"trailing slash", []string{src, "./" + src + "/"}, "--meta ./source/ is the source pool --meta source"},
+		{"through a target", []string{src, a, "dir:" + a + "/../" + src}, "--meta dir:target-a/../source is the source pool"},
+		{"symlink", []string{src, a, "source-link"}, "--meta source-link is the source pool --meta source"},
+		{"absolute", []string{"dir:" + src, filepath.Join(dir, src)}, "is the source pool --meta dir:source"},
+		{"one target twice", []string{src, a, b, "./" + a}, "--meta target-a and --meta ./target-a name the same target pool"},
+		{"dir: target twice", []string{src, "dir:" + a, a + "/"}, "--meta dir:target-a and --meta target-a/ name the same target pool"},
+		// Refused before any pool is opened: no server is needed.
+		{"s3 source as its target", []string{"s3://127.0.0.1:1/meta/p", "s3://127.0.0.1:1/META//p/"}, "--meta s3://127.0.0.1:1/META//p/ is the source pool --meta s3://127.0.0.1:1/meta/p"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := []string{"verify", "--run-token", run.Token}
+			for _, m := range c.metas {
+				args = append(args, "--meta", m)
+			}
+			out, code := execute(t, args...)
+			if c.want == "" {
+				if code != 0 || !strings.Contains(out, "removable") {
+					t.Fatalf("exit %d\n%s", code, out)
+				}
+				return
+			}
+			if code != cmdutil.ExitUsage || !strings.Contains(out, c.want) || strings.Contains(out, "removable") {
+				t.Fatalf("exit %d, want %d with %q\n%s", code, cmdutil.ExitUsage, c.want, out)
+			}
+			if strings.Count(out, "\n") != 1 {
+				t.Fatalf("error is not one line:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestReceiptsLsPoolIdentity: receipts ls lists each pool once; a pool
+// given twice is a usage error.
+func TestReceiptsLsPoolIdentity(t *testing.T) {
+	run := decomfixture.Complete()
+	dir := t.TempDir()
+	writeRun(t, dir, run)
+	t.Chdir(dir)
+	out, code := execute(t, "receipts", "ls", "--run-token", run.Token, "--meta", decomfixture.TargetA, "--meta", "dir:./"+decomfixture.TargetA+"/")
+	if code != cmdutil.ExitUsage || !strings.Contains(out, "--meta target-a and --meta dir:./target-a/ name the same pool") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}

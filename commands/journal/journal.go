@@ -107,6 +107,10 @@ func (c *common) open(ctx context.Context) (*scanInput, error) {
 			return nil, &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err}
 		}
 	}
+	// One pool given twice would count its records' copies twice.
+	if err := cmdutil.DistinctPools(cmdutil.PoolFlag{Flag: "--meta", Noun: "pool"}, c.metas); err != nil {
+		return nil, err
+	}
 	in := &scanInput{opt: corejournal.Options{Clock: clock, Artifacts: recovery.DescribeArtifact}, release: func() {}}
 	for _, m := range c.metas {
 		s, err := clientmeta.Open(ctx, m)

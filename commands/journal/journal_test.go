@@ -96,3 +96,22 @@ func TestLsWarnsOnEmptyScan(t *testing.T) {
 		t.Fatalf("warning on a real pool: %v\n%s", err, out)
 	}
 }
+
+// TestPoolIdentity: one pool under two spellings is a one-line usage
+// error naming both, not a scan that counts its copies twice.
+func TestPoolIdentity(t *testing.T) {
+	for _, metas := range [][]string{
+		{"../../testdata/ilm/pool-a", "../../testdata/ilm/pool-a"},
+		{"../../testdata/ilm/pool-a", "dir:../../testdata/ilm/pool-a/"},
+		{"dir:../../testdata/ilm/pool-b", "../../testdata/ilm/pool-a", "../../testdata/ilm/pool-a/../pool-b"},
+	} {
+		args := []string{"ls"}
+		for _, m := range metas {
+			args = append(args, "--meta", m)
+		}
+		_, err := run(t, args...)
+		if cmdutil.Code(err) != cmdutil.ExitUsage || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "name the same pool") {
+			t.Errorf("%v: want a one-line usage error, got %v", metas, err)
+		}
+	}
+}

@@ -46,7 +46,6 @@ func (s *filerSet) Write(ctx context.Context, sel reconcile.Selector, gen uint64
 // filers hold per-version internal metadata; a remote spec is a usage
 // error. The returned func closes them; on error nothing stays open.
 func openSets(specs []string, readOnly bool) ([]reconcile.Set, func(), error) {
-	seen := map[string]bool{}
 	for _, spec := range specs {
 		if err := client.CheckSpec(spec); err != nil {
 			return nil, nil, &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err}
@@ -54,10 +53,11 @@ func openSets(specs []string, readOnly bool) ([]reconcile.Set, func(), error) {
 		if strings.HasPrefix(spec, "seaweedfs://") || strings.HasPrefix(spec, "s3://") {
 			return nil, nil, cmdutil.Usage("--filer %q: reconcile reads each version's internal (xl.meta) metadata, which only an embedded filer directory holds; pass --filer DIR", spec)
 		}
-		if seen[spec] {
-			return nil, nil, cmdutil.Usage("--filer %q is given twice: pass each set once", spec)
-		}
-		seen[spec] = true
+	}
+	// One set under two spellings would be read, counted and written twice
+	// (docs/design/decommission.md#pool-identity).
+	if err := cmdutil.DistinctPools(cmdutil.PoolFlag{Flag: "--filer", Noun: "set"}, specs); err != nil {
+		return nil, nil, err
 	}
 	var sets []reconcile.Set
 	var opened []*embedded.Filer

@@ -94,12 +94,12 @@ func (c *common) open(cmd *cobra.Command) (*env, error) {
 	}
 	ctx := cmd.Context()
 	e := &env{out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), rec: metrics.NewRecovery()}
-	seen := map[string]bool{}
+	// All-pool reads and copy sets count each pool once; the control pool
+	// named again would also be read as a source pool.
+	if err := cmdutil.DistinctPools(cmdutil.PoolFlag{Flag: "--meta", Noun: "pool", First: "control pool", FirstRule: "pass each pool once"}, c.metas); err != nil {
+		return nil, err
+	}
 	for _, m := range c.metas {
-		if seen[m] {
-			return nil, cmdutil.Usage("--meta %q is given twice: each pool once", m)
-		}
-		seen[m] = true
 		s, err := openStore(ctx, m)
 		if err != nil {
 			return nil, cmdutil.Usage("--meta %q: %v", m, err)

@@ -248,7 +248,7 @@ func TestMetricsTextfileLabelsAreBounded(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	a, _, _ := setup(t)
+	a, b, _ := setup(t)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -261,6 +261,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"export", "0123456789abcdef", "--meta", a}, "--receipt"},
 		{[]string{"abandon", "0123456789abcdef", "--meta", a, "--export-id", "x"}, "--export-id"},
 		{[]string{"export", "get", "0123456789abcdef", "--meta", a}, "--out"},
+		// One pool under two spellings is refused, naming both.
+		{[]string{"scan", "--meta", a, "--meta", a}, "--meta " + a + " is the control pool --meta " + a},
+		{[]string{"ls", "--meta", a, "--meta", b, "--meta", "dir:" + a + "/"}, "--meta dir:" + a + "/ is the control pool --meta " + a},
+		{[]string{"ls", "--meta", a, "--meta", b, "--meta", "dir:" + a + "/../pool-b"}, "--meta " + b + " and --meta dir:" + a + "/../pool-b name the same pool"},
 	} {
 		if _, errs, code := run(t, tc.args...); code != 2 || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, %s", tc.args, code, errs)
