@@ -31,16 +31,24 @@ type Dir struct {
 	mu   sync.Mutex
 }
 
-// NewDir opens root, which must exist and be a directory.
+// NewDir opens root, which must exist and be a directory. A root that is
+// a symbolic link is resolved once, here, so listing and reads see the
+// same tree: filepath.WalkDir does not follow a link at its root, and a
+// pool listed as empty while its records are readable would publish a
+// false zero (docs/design/ilm-records.md#incomplete-scans).
 func NewDir(root, name string) (*Dir, error) {
-	st, err := os.Stat(root)
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("open metadata dir %q: %w", root, err)
+	}
+	st, err := os.Stat(real)
 	if err != nil {
 		return nil, fmt.Errorf("open metadata dir %q: %w", root, err)
 	}
 	if !st.IsDir() {
 		return nil, fmt.Errorf("metadata dir %q is not a directory", root)
 	}
-	return &Dir{root: root, name: name}, nil
+	return &Dir{root: real, name: name}, nil
 }
 
 // Name returns the pool URL.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -110,6 +112,65 @@ func TestDirCreateOnlyAcrossInstances(t *testing.T) {
 		wg.Wait()
 		if wins != 1 {
 			t.Fatalf("round %d: %d winners", round, wins)
+		}
+	}
+}
+
+// TestDirSymlinkedRoot: a root that is a link (or a chain of links) lists
+// every key it reads; a link to nothing or to a file is refused at open.
+func TestDirSymlinkedRoot(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	if err := os.MkdirAll(filepath.Join(real, "ilm", "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "ilm", "a", "x.json"), []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(base, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{"link": real, "chain": filepath.Join(base, "link"), "rel": "real", "dangling": filepath.Join(base, "none"), "to-file": file}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(base, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		root string
+		keys int // -1: refused at open
+	}{
+		{real, 1},
+		{filepath.Join(base, "link"), 1},
+		{filepath.Join(base, "chain"), 1},
+		{filepath.Join(base, "rel"), 1},
+		{filepath.Join(base, "dangling"), -1},
+		{filepath.Join(base, "to-file"), -1},
+	} {
+		d, err := NewDir(c.root, "dir:"+c.root)
+		if c.keys < 0 {
+			if err == nil {
+				t.Errorf("%s: opened", c.root)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.root, err)
+		}
+		var got []string
+		if err := core.ListAll(ctx, d, "ilm/", 10, func(objs []core.Object) error {
+			for _, o := range objs {
+				got = append(got, o.Key)
+			}
+			return nil
+		}); err != nil || len(got) != c.keys {
+			t.Errorf("%s: listed %v, %v; want %d key(s)", c.root, got, err, c.keys)
+			continue
+		}
+		if b, _, err := d.Get(ctx, got[0]); err != nil || string(b) != "one" {
+			t.Errorf("%s: get %s: %q %v", c.root, got[0], b, err)
 		}
 	}
 }

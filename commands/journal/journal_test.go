@@ -3,6 +3,8 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +114,47 @@ func TestPoolIdentity(t *testing.T) {
 		_, err := run(t, args...)
 		if cmdutil.Code(err) != cmdutil.ExitUsage || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "name the same pool") {
 			t.Errorf("%v: want a one-line usage error, got %v", metas, err)
+		}
+	}
+}
+
+// TestSymlinkedPoolRoot: a --meta root that is a symbolic link lists what
+// its target lists. Listing stopped at the link once, and ls printed
+// (none) with exit 0: a false zero.
+func TestSymlinkedPoolRoot(t *testing.T) {
+	real, err := filepath.Abs("../../testdata/ilm/pool-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "pool-a")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	count := func(meta string) int {
+		t.Helper()
+		out, err := run(t, "ls", "--meta", meta, "-o", "json")
+		if err != nil {
+			t.Fatalf("--meta %s: %v\n%s", meta, err, out)
+		}
+		var v struct {
+			Records    []json.RawMessage `json:"records"`
+			Incomplete bool              `json:"incomplete"`
+		}
+		if err := json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &v); err != nil {
+			t.Fatalf("--meta %s: %v\n%s", meta, err, out)
+		}
+		if v.Incomplete {
+			t.Fatalf("--meta %s: incomplete", meta)
+		}
+		return len(v.Records)
+	}
+	want := count(real)
+	if want == 0 {
+		t.Fatal("fixture pool-a lists no records")
+	}
+	for _, meta := range []string{link, "dir:" + link, link + "/"} {
+		if got := count(meta); got != want {
+			t.Errorf("--meta %s lists %d records, the pool it links to %d", meta, got, want)
 		}
 	}
 }
