@@ -109,10 +109,11 @@ type ShardStatus string
 
 // Shard statuses, from best to worst.
 const (
-	StatusOK        ShardStatus = "ok"
-	StatusCancelled ShardStatus = "cancelled" // -runtime or a signal ended the pass first
-	StatusHalted    ShardStatus = "halted"    // a dispatch ended RETRY_LATER, BLOCKED, STUCK or in a transport error; a key or bucket could not be read
-	StatusError     ShardStatus = "error"     // the shard could not run or save its cursor (corrupt cursor, failed save)
+	StatusOK         ShardStatus = "ok"
+	StatusIncomplete ShardStatus = "incomplete" // the pass's deadline (-runtime) ended it first: the designed cap, cursors saved
+	StatusCancelled  ShardStatus = "cancelled"  // a signal (Ctrl-C, SIGTERM) ended the pass first
+	StatusHalted     ShardStatus = "halted"     // a dispatch ended RETRY_LATER, BLOCKED, STUCK or in a transport error; a key or bucket could not be read
+	StatusError      ShardStatus = "error"      // the shard could not run or save its cursor (corrupt cursor, failed save): look at it
 )
 
 func (s ShardStatus) String() string { return string(s) }
@@ -120,7 +121,7 @@ func (s ShardStatus) String() string { return string(s) }
 // worse reports whether s is a worse ending than t.
 func (s ShardStatus) worse(t ShardStatus) bool { return statusRank[s] > statusRank[t] }
 
-var statusRank = map[ShardStatus]int{StatusOK: 0, StatusCancelled: 1, StatusHalted: 2, StatusError: 3}
+var statusRank = map[ShardStatus]int{StatusOK: 0, StatusIncomplete: 1, StatusCancelled: 2, StatusHalted: 3, StatusError: 4}
 
 // Result is what one pass did.
 type Result struct {
@@ -279,7 +280,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}(s)
 	}
 	wg.Wait()
-	if err := <-subDone; err != nil && !errors.Is(err, context.Canceled) {
+	// The subscription ends with the pass's context: that is the
+	// deadline or a signal, which the shards report, not a store failure.
+	if err := <-subDone; err != nil && ctx.Err() == nil && !isCancel(err) {
 		res.SubscribeErr = err
 	}
 	p.trackAmbiguous(shards)

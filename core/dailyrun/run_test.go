@@ -440,8 +440,46 @@ func TestRunLimiterDeadlineIsCancellation(t *testing.T) {
 			t.Fatalf("limiter deadline recorded as a store error: %+v", a)
 		}
 	}
-	if res.Status() != StatusCancelled || len(st.deletes) != 1 {
-		t.Fatalf("status %s, %d deletes; want cancelled after the one token", res.Status(), len(st.deletes))
+	if res.Status() != StatusIncomplete || len(st.deletes) != 1 {
+		t.Fatalf("status %s, %d deletes; want incomplete after the one token", res.Status(), len(st.deletes))
+	}
+}
+
+// The pass's deadline (-runtime) is the designed cap: the pass is
+// incomplete, never error, however far it got (here: nowhere, the
+// deadline passed before it started; the meta-log subscription ends
+// with it too). A signal's cancellation is cancelled.
+func TestRuntimeIsIncompleteSignalIsCancelled(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want ShardStatus
+	}{
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithDeadline(context.Background(), time.Unix(0, 0))
+		}, StatusIncomplete},
+		{"signal", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx, cancel
+		}, StatusCancelled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newFakeStore()
+			st.addBucket("logs", filer.VersioningOff)
+			st.put("logs", "a.log", "v1", ts("2026-11-20T00:00:00Z"), 10)
+			snap := snapshotOf("logs", filer.VersioningOff, expireDays("r", 1))
+			runPass(t, context.Background(), st, snap, ts("2026-11-20T01:00:00Z"), nil)
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			res := runPass(t, ctx, st, snap, ts("2026-11-30T00:00:00Z"), nil)
+			if res.Status() != tc.want || res.SubscribeErr != nil {
+				t.Errorf("status %s (subscription: %v), want %s", res.Status(), res.SubscribeErr, tc.want)
+			}
+			if !strings.HasPrefix(res.Heartbeat(), "daily_run: status="+tc.want.String()+" ") {
+				t.Errorf("heartbeat %s", res.Heartbeat())
+			}
+		})
 	}
 }
 

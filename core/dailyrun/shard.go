@@ -2,6 +2,7 @@ package dailyrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -276,13 +277,17 @@ func (p *pass) recoveryReason(s *shardRun) RecoveryReason {
 	return p.stamp.changed(s.persisted)
 }
 
-// halt records why a shard stopped: cancelled when the pass context ended,
-// halted otherwise.
+// halt records why a shard stopped: incomplete when the pass's deadline
+// (-runtime) ended it, cancelled when a signal did, halted otherwise.
 func (p *pass) halt(s *shardRun, err error) {
 	s.res.Err = err
-	s.res.Status = StatusHalted
-	if isCancel(err) {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		s.res.Status = StatusIncomplete
+	case isCancel(err):
 		s.res.Status = StatusCancelled
+	default:
+		s.res.Status = StatusHalted
 	}
 }
 

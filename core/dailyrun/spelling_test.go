@@ -16,6 +16,7 @@ func TestSpellings(t *testing.T) {
 		want string
 	}{
 		{StatusOK, "ok"},
+		{StatusIncomplete, "incomplete"},
 		{StatusCancelled, "cancelled"},
 		{StatusHalted, "halted"},
 		{StatusError, "error"},
@@ -43,7 +44,7 @@ func TestSpellings(t *testing.T) {
 		}
 	}
 	// The pass status is the worst shard status.
-	order := []ShardStatus{StatusOK, StatusCancelled, StatusHalted, StatusError}
+	order := []ShardStatus{StatusOK, StatusIncomplete, StatusCancelled, StatusHalted, StatusError}
 	for i, a := range order {
 		for j, b := range order {
 			r := &Result{Shards: []ShardResult{{Status: a}, {Status: b}}}
