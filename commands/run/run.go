@@ -130,8 +130,8 @@ when it is over, whatever its outcome (README, Metrics).
 Exit codes: 0 pass ok; 1 error (bad filer, unreadable config); 2 bad flags,
 or --now ahead of the filer's clock; 3 pass incomplete (-runtime ended it,
 status incomplete; or a shard halted, errored or was cancelled; cursors
-saved); 4 pass ok but a bucket's lifecycle
-configuration was rejected (the bucket got no action). 3 wins over 4.`,
+saved); 4 pass ok but a bucket's lifecycle configuration was rejected (the
+bucket got no action). 3 wins over 4.`,
 		Example: `  # One pass, capped at an hour, against the embedded filer in ./ilmctl-data
   ilmctl run -runtime 60m
 
