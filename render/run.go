@@ -23,7 +23,10 @@ type RunReport struct {
 	// BytesFreed is what the pass freed (a dry run: would free): the
 	// sizes of the versions its DONE (DRY_RUN) deletes remove for good.
 	// A delete marker added over a version frees nothing yet.
-	BytesFreed     int64               `json:"bytes_freed"`
+	BytesFreed int64 `json:"bytes_freed"`
+	// BytesHeld is what Object Lock kept from being freed: the versions of
+	// SKIPPED_OBJECT_LOCK actions, and in a dry run the held ones.
+	BytesHeld      int64               `json:"bytes_held"`
 	SubscribeError string              `json:"subscribe_error,omitempty"`
 	BucketErrors   []BucketErrorReport `json:"bucket_errors"`
 	// AmbiguousKeys counts the notices of kind ambiguous_layout.
@@ -125,6 +128,9 @@ type ActionReport struct {
 	// a delete marker).
 	Size       int64 `json:"size"`
 	BytesFreed int64 `json:"bytes_freed"`
+	// Held says the pass saw the target under Object Lock: the store
+	// skips its delete (SKIPPED_OBJECT_LOCK; a dry run: would skip).
+	Held bool `json:"held,omitempty"`
 }
 
 // NewRunReport converts a pass result.
@@ -161,6 +167,7 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []engine.BucketError) RunReport
 	}
 	for _, s := range r.Shards {
 		rep.BytesFreed += s.BytesFreed
+		rep.BytesHeld += s.HeldBytes
 	}
 	for _, a := range r.Actions {
 		rep.Actions = append(rep.Actions, NewActionReport(a))
@@ -194,7 +201,7 @@ func errString(err error) string {
 func NewActionReport(a dailyrun.Action) ActionReport {
 	ar := ActionReport{Shard: a.Shard, Source: a.Source.String(), Bucket: a.Bucket, Key: a.Key, VersionID: a.VersionID,
 		UploadID: a.UploadID, Kind: string(a.Kind), RuleID: a.RuleID, Outcome: a.Outcome.String(), Error: errString(a.Err),
-		Size: a.Size, BytesFreed: a.BytesFreed}
+		Size: a.Size, BytesFreed: a.BytesFreed, Held: a.Held}
 	if !a.Due.IsZero() {
 		d := a.Due.UTC()
 		ar.Due = &d

@@ -169,6 +169,7 @@ func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Uplo
 	a := Action{Shard: s.id, Source: source, Bucket: bucket, Kind: m.Kind, RuleID: m.RuleID, Due: m.Due, Size: size}
 	if vt != nil {
 		a.BytesFreed = lifecycle.BytesFreed(m.Kind, p.snap.Versioning(bucket), vt.obj, vt.idx)
+		a.Held = lifecycle.Held(m.Kind, p.snap.Versioning(bucket), vt.obj, vt.idx, p.cfg.RunNow)
 	}
 	req := filer.DeleteRequest{Bucket: bucket, Kind: string(m.Kind), RuleID: m.RuleID}
 	if up != nil {
@@ -390,10 +391,17 @@ func (p *pass) record(s *shardRun, a Action) {
 	s.mu.Lock()
 	s.res.Outcomes[a.Outcome]++
 	s.res.OutcomeBytes[a.Outcome] += a.Size
-	freed := a.Outcome == filer.OutcomeDone || a.Outcome == OutcomeDryRun
-	if freed {
-		s.res.BytesFreed += a.BytesFreed
+	// One set of numbers: an action frees bytes only when it deleted (a
+	// dry run: would delete); what Object Lock keeps is held, apart.
+	var held int64
+	switch {
+	case a.Outcome == filer.OutcomeSkippedObjectLock, a.Outcome == OutcomeDryRun && a.Held:
+		held, a.BytesFreed = a.BytesFreed, 0
+	case a.Outcome != filer.OutcomeDone && a.Outcome != OutcomeDryRun:
+		a.BytesFreed = 0
 	}
+	s.res.BytesFreed += a.BytesFreed
+	s.res.HeldBytes += held
 	s.mu.Unlock()
 	p.cfg.Progress.addAction(&a)
 	p.mu.Lock()
@@ -406,9 +414,8 @@ func (p *pass) record(s *shardRun, a Action) {
 	}
 	c.Outcomes[a.Outcome]++
 	c.Bytes[a.Outcome] += a.Size
-	if freed {
-		c.BytesFreed += a.BytesFreed
-	}
+	c.BytesFreed += a.BytesFreed
+	c.HeldBytes += held
 	if !p.cfg.DiscardActions {
 		p.actions = append(p.actions, a)
 	}

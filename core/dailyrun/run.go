@@ -167,7 +167,10 @@ type ShardResult struct {
 	OutcomeBytes map[filer.Outcome]int64
 	// BytesFreed sums Action.BytesFreed over the shard's DONE actions (a
 	// dry run's DRY_RUN ones): what the pass freed, or would free.
+	// HeldBytes is what Object Lock kept: SKIPPED_OBJECT_LOCK actions' and
+	// a dry run's held ones'.
 	BytesFreed int64
+	HeldBytes  int64
 	// CursorSaved says whether Cursor was written this pass; otherwise
 	// Cursor is the persisted one (zero on cold start).
 	CursorSaved bool
@@ -196,11 +199,18 @@ type Action struct {
 	Outcome   filer.Outcome // the store's, or OutcomeDryRun, or OutcomeError
 	Err       error         // the transport error of an ERROR outcome
 	// Size is the target version's size in bytes (0 for a delete marker
-	// or an upload). BytesFreed is what the delete frees when it is done
-	// (lifecycle.BytesFreed): Size for a permanent delete, 0 when a delete
-	// marker only hides the version.
+	// or an upload). BytesFreed is what this action freed (a dry run's:
+	// would free; lifecycle.BytesFreed): Size for a DONE permanent delete,
+	// 0 when a delete marker only hides the version and for every outcome
+	// that deleted nothing.
 	Size       int64
 	BytesFreed int64
+	// Held is set when the pass saw the target under Object Lock (legal
+	// hold, or retention past the pass clock): the store skips the delete
+	// (SKIPPED_OBJECT_LOCK), so a dry run counts its bytes in HeldBytes,
+	// not in BytesFreed. s3:// listings carry no lock state: there the
+	// store finds it at the delete.
+	Held bool
 }
 
 // BucketKindCounts counts one bucket's actions of one rule and kind.
@@ -214,8 +224,10 @@ type BucketKindCounts struct {
 	Outcomes map[filer.Outcome]int64
 	Bytes    map[filer.Outcome]int64
 	// BytesFreed sums Action.BytesFreed over the DONE (a dry run's
-	// DRY_RUN) actions.
+	// DRY_RUN) actions; HeldBytes what Object Lock kept of the rest
+	// (SKIPPED_OBJECT_LOCK, or a dry run's held actions).
 	BytesFreed int64
+	HeldBytes  int64
 }
 
 // Outcomes the pass itself gives an action, beside the store's.

@@ -205,22 +205,7 @@ func transitionVerdicts(cfg Config, r *lifecycle.Rule, i int, obj *filer.Object,
 // delete. Under Suspended an expiration replaces the null version,
 // wherever it is.
 func heldBy(kind lifecycle.ActionKind, vs filer.Versioning, obj *filer.Object, idx int, now time.Time) (why, reason string) {
-	target := -1
-	switch kind {
-	case lifecycle.NoncurrentDays, lifecycle.NewerNoncurrent:
-		target = idx
-	case lifecycle.ExpirationDays, lifecycle.ExpirationDate:
-		switch vs {
-		case filer.VersioningOff:
-			target = idx
-		case filer.VersioningSuspended:
-			for i, v := range obj.Versions {
-				if v.VersionID == filer.NullVersionID {
-					target = i
-				}
-			}
-		}
-	}
+	target := lifecycle.LockTarget(kind, vs, obj, idx)
 	if target < 0 {
 		return "", ""
 	}

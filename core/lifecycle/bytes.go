@@ -1,6 +1,10 @@
 package lifecycle
 
-import "github.com/ilmctl/ilmctl/core/filer"
+import (
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/filer"
+)
 
 // BytesFreed is how many bytes an action of kind on obj.Versions[idx]
 // frees in a bucket with versioning vs, as the stores apply it (README §
@@ -34,4 +38,45 @@ func BytesFreed(kind ActionKind, vs filer.Versioning, obj *filer.Object, idx int
 		}
 	}
 	return 0
+}
+
+// LockTarget is the version whose Object Lock decides whether an action of
+// kind on obj.Versions[idx] in a bucket with versioning vs can take effect,
+// or -1 when none can stop it: a permanent delete removes obj.Versions[idx];
+// an expiration removes an unversioned object, and under Suspended replaces
+// the null version wherever it is; a delete marker added over a version
+// (Enabled) is not a permanent delete and is never refused
+// (README § ilmctl run, Object Lock).
+func LockTarget(kind ActionKind, vs filer.Versioning, obj *filer.Object, idx int) int {
+	if idx < 0 || idx >= len(obj.Versions) {
+		return -1
+	}
+	switch kind {
+	case NoncurrentDays, NewerNoncurrent:
+		return idx
+	case ExpirationDays, ExpirationDate:
+		switch vs {
+		case filer.VersioningOff:
+			return idx
+		case filer.VersioningSuspended:
+			for i, v := range obj.Versions {
+				if v.VersionID == filer.NullVersionID {
+					return i
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// Held reports whether Object Lock makes the store skip an action of kind
+// on obj.Versions[idx] at now (SKIPPED_OBJECT_LOCK): its LockTarget is
+// under legal hold or retained past now.
+func Held(kind ActionKind, vs filer.Versioning, obj *filer.Object, idx int, now time.Time) bool {
+	t := LockTarget(kind, vs, obj, idx)
+	if t < 0 {
+		return false
+	}
+	v := obj.Versions[t]
+	return v.LegalHold || v.RetainUntil.After(now)
 }
