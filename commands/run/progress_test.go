@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ilmctl/ilmctl/client"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
@@ -47,14 +48,50 @@ func fullProgress() *dailyrun.Progress {
 }
 
 // The line shows each counter, DONE deletes per second since the start
-// and the elapsed time against -runtime, as text and as the bar.
+// and the elapsed time against -runtime, as text and as the bar, when the
+// terminal is wide enough; a dry run says what it would delete.
 func TestProgressLineText(t *testing.T) {
-	var buf bytes.Buffer
-	l := newProgressLine(&buf, fullProgress(), time.Hour, progressStart)
-	l.draw(progressStart.Add(7*time.Minute + 12*time.Second))
-	want := "replayed 1234  walked 56789  deleted 864/900 2.0/s  limiter 3s  7m12s/1h   12% [=>..................]  "
-	if got := buf.String(); !strings.HasSuffix(got, "\r"+want) {
-		t.Errorf("drawn %q, want it to end with %q", got, want)
+	for _, tc := range []struct {
+		width  int
+		dryRun bool
+		want   string
+	}{
+		{120, false, "replayed 1234  walked 56789  deleted 864/900 2.0/s  limiter 3s  7m12s/1h   12% [>.........]  "},
+		{120, true, "replayed 1234  walked 56789  would delete 900  limiter 3s  7m12s/1h   12% [>.........]  "},
+		{80, false, "replayed 1234  walked 56789  deleted 864/900  7m12s/1h   12% [>.........]  "},
+	} {
+		var buf bytes.Buffer
+		l := newProgressLine(&buf, fullProgress(), time.Hour, progressStart, tc.width, tc.dryRun)
+		l.draw(progressStart.Add(7*time.Minute + 12*time.Second))
+		if got := buf.String(); !strings.HasSuffix(got, "\r"+tc.want) {
+			t.Errorf("width %d dry %v: drawn %q, want it to end with %q", tc.width, tc.dryRun, got, tc.want)
+		}
+	}
+}
+
+// Every drawn line stays short of the terminal's last column, whatever
+// the counters, so the in-place redraw never wraps and leaves nothing
+// behind: at 80 columns the line that was 82-86 characters fits.
+func TestProgressLineFitsTheTerminal(t *testing.T) {
+	big := fullProgress()
+	big.EventsReplayed.Store(123456789)
+	big.EntriesWalked.Store(987654321)
+	big.Dispatched.Store(150273)
+	big.Done.Store(150000)
+	big.LimiterWaitNs.Store(int64(26*time.Hour + 5*time.Second))
+	for _, width := range []int{40, 60, 80, 100, 200} {
+		for _, dry := range []bool{false, true} {
+			var buf bytes.Buffer
+			l := newProgressLine(&buf, big, 60*time.Minute, progressStart, width, dry)
+			for _, at := range []time.Duration{0, 7 * time.Minute, 59*time.Minute + 59*time.Second} {
+				l.draw(progressStart.Add(at))
+			}
+			for _, line := range strings.Split(buf.String(), "\r") {
+				if n := utf8.RuneCountInString(line); n >= width {
+					t.Errorf("width %d dry %v: a %d-column line %q", width, dry, n, line)
+				}
+			}
+		}
 	}
 }
 
@@ -64,7 +101,7 @@ func TestStartProgressDrawsUntilStopped(t *testing.T) {
 	var buf bytes.Buffer
 	ticks := make(chan time.Time)
 	p := fullProgress()
-	stop := startProgress(&buf, p, time.Hour, progressStart, ticks)
+	stop := startProgress(&buf, p, time.Hour, progressStart, 120, false, ticks)
 	ticks <- progressStart.Add(30 * time.Minute)
 	ticks <- progressStart.Add(45 * time.Minute) // sent: the first tick's draw is done
 	stop()
