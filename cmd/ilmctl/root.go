@@ -34,7 +34,8 @@ Exit codes: 0 ok, 1 error, 2 bad usage,
   journal/recovery scan that could not read every pool completely),
 4 pass finished but a bucket's lifecycle configuration was rejected,
 5 decom verify: the source pool may not be removed yet,
-6 reconcile retained-ambiguous, 7 reconcile corrupt, 8 reconcile backend-unavailable.`,
+6 reconcile retained-ambiguous, 7 reconcile corrupt,
+8 reconcile backend-unavailable.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -43,6 +44,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage,
 		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
 	})
 	cmdutil.Group(root)
+	cmdutil.WrapHelp(root)
 	root.AddCommand(runcmd.NewCommand(), explaincmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), reconcilecmd.NewCommand(), recoverycmd.NewCommand())
 	return root
 }

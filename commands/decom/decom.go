@@ -26,7 +26,7 @@ const metaHelp = "metadata pool: dir:PATH, PATH, or s3://host:port/bucket[/prefi
 func NewCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "decom",
-		Short: "Check a RustFS pool decommission's durable ILM receipts (read-only)",
+		Short: "Check a RustFS pool decommission's ILM receipts (read-only)",
 		Long: `decom reads what a RustFS pool decommission leaves in the internal metadata
 bucket for its durable ILM records: one receipt per record under
 decommission/ilm-receipts/<run-token>/ on the target pools, and the

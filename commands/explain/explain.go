@@ -40,7 +40,7 @@ func NewCommand() *cobra.Command {
 	o := &options{}
 	cmd := &cobra.Command{
 		Use:   "explain --bucket B --key K",
-		Short: "Explain one object: every rule's verdict on each version and upload, and where the pass stands",
+		Short: "Explain one object: each rule's verdict on each version",
 		Long: `Explain why an object is still there, or what lifecycle will do to it.
 
 For every version of the key (or the one --version-id names) and every
@@ -55,13 +55,13 @@ initiation; Days; rounding), and the outcome:
                earliest due action of all rules (marked * in the table)
   not_yet_due  the action applies and becomes due at DUE
   never        the action does not apply as the key is now, or cannot take
-               effect (WHY says why: a disabled rule, the filter, a delete
-               marker with versions beneath it, newer noncurrent object
-               versions kept (delete markers do not count toward
-               NewerNoncurrentVersions), a transition, which ilmctl does
-               not execute, a rejected configuration, Object Lock
-               retention until a date or a legal hold, under which the
-               store answers SKIPPED_OBJECT_LOCK)
+               effect; the line beneath says why: a disabled rule, the
+               filter, a delete marker with versions beneath it, newer
+               noncurrent object versions kept (delete markers do not
+               count toward NewerNoncurrentVersions), a transition, which
+               ilmctl does not execute, a rejected configuration, Object
+               Lock retention until a date or a legal hold, under which
+               the store answers SKIPPED_OBJECT_LOCK
 
 The verdicts are the pass's own: the same engine calls decide them, with
 the same --due-rounding, --expired-marker-days and --newer-noncurrent-count.
@@ -82,14 +82,18 @@ Exit codes: 0 ok; 1 error (no such bucket or version, unreadable filer);
   ilmctl explain --bucket logs --key app/2026-01-01.log
 
   # One version, as a pass on New Year's Day would see it
-  ilmctl explain --bucket logs --key app/a.log --version-id v1 --now 2027-01-01T00:00:00Z
+  ilmctl explain --bucket logs --key app/a.log --version-id v1 \
+      --now 2027-01-01T00:00:00Z
 
   # Every due verdict, for a script
-  ilmctl explain --bucket logs --key app/a.log -o json | jq '.versions[].verdicts[] | select(.outcome=="due")'
+  ilmctl explain --bucket logs --key app/a.log -o json |
+      jq '.versions[].verdicts[] | select(.outcome=="due")'
 
   # A live SeaweedFS filer, or any S3 endpoint (cursors in --state)
-  ilmctl explain --filer seaweedfs://127.0.0.1:8888 --bucket logs --key app/a.log
-  ilmctl explain --filer s3://127.0.0.1:8333 --s3-path-style --state s3://ilmctl/state --bucket logs --key app/a.log`,
+  ilmctl explain --filer seaweedfs://127.0.0.1:8888 --bucket logs \
+      --key app/a.log
+  ilmctl explain --filer s3://127.0.0.1:8333 --s3-path-style \
+      --state s3://ilmctl/state --bucket logs --key app/a.log`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout())

@@ -32,7 +32,7 @@ var (
 func NewCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reconcile",
-		Short: "Prove and repair one transitioned version's transitioned-version-state against its live tier",
+		Short: "Prove and repair one transitioned version against its tier",
 		Long: `A transitioned object version written before RustFS recorded
 transitioned-version-state has no state, reads as unknown, and every
 destructive path refuses it. reconcile upgrades ONE exact version by

@@ -60,7 +60,7 @@ func NewCommand() *cobra.Command {
 func newCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
-		Short: "Run one lifecycle pass: replay the meta-log, walk, dispatch due deletes, save cursors",
+		Short: "Run one lifecycle pass: replay, walk, dispatch due deletes",
 		Long: `Run one S3 lifecycle pass against a filer and exit: the daily run.
 
 The pass replays the filer's meta-log from each shard's saved cursor, walks
