@@ -91,16 +91,22 @@ the current control generation.`,
 		execute := confirm && ack
 		res, err := core.Abandon(ctxOf(cmd), e.pools, core.AbandonRequest{
 			ControlID: args[0], ExportID: strings.ToLower(exportID), ExportSHA256: strings.ToLower(exportSHA),
-			Reason: core.ReasonCode(reason), Receipt: r, Actor: e.actor, Clock: now, Execute: execute,
+			Reason: core.ReasonCode(reason), Receipt: r, Actor: e.actor, Clock: now, Execute: execute, OwnerEpoch: ownerEpoch(),
 		})
 		action := "abandon"
 		if !execute {
 			action = "abandon_dry_run"
 		}
-		line := auditLine{Action: action, Protocol: string(r.Protocol), ControlID: r.ControlID, SourceGeneration: r.CopySetSHA256,
+		line := auditLine{Action: action, Protocol: string(r.Protocol), ControlID: r.ControlID,
 			ControlGeneration: strconv.FormatUint(r.ControlRevision, 10), ExportID: strings.ToLower(exportID), ReasonCode: reason, Outcome: outcomeOf(err)}
-		if res != nil && res.Disposition != nil {
-			line.DispositionID = res.Disposition.DispositionID
+		if res != nil {
+			line.SourceGeneration, line.TookOverFrom = sourceGeneration(res.Control), res.TookOverFrom
+			if res.Disposition != nil {
+				line.DispositionID = res.Disposition.DispositionID
+				if execute {
+					line.OwnerEpoch = res.Disposition.OwnerEpoch
+				}
+			}
 		}
 		e.audit(line)
 		if res != nil && len(res.Steps) > 0 {

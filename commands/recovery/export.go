@@ -18,15 +18,33 @@ func readReceipt(path string) (*core.Receipt, error) {
 	if path == "" {
 		return nil, cmdutil.Usage("--receipt is required: write one with 'ilmctl recovery inspect CONTROL-ID --receipt-out FILE'")
 	}
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path, core.MaxReceiptSize)
 	if err != nil {
-		return nil, cmdutil.Usage("--receipt %s: %v", path, err)
+		return nil, cmdutil.Usage("--receipt %s: %v; run 'recovery inspect' again", path, err)
 	}
 	r, err := core.DecodeReceipt(b)
 	if err != nil {
 		return nil, cmdutil.Usage("--receipt %s: %v; run 'recovery inspect' again", path, err)
 	}
 	return r, nil
+}
+
+// readBounded reads at most limit bytes of path: a larger file is
+// core.ErrReceiptTooLarge without being read into memory.
+func readBounded(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > limit {
+		return nil, core.ErrReceiptTooLarge
+	}
+	return b, nil
 }
 
 func newExport() *cobra.Command {
@@ -82,9 +100,12 @@ takes.`,
 		}
 		res, err := core.CreateExport(ctxOf(cmd), e.pools, args[0], r, core.ExportOptions{Clock: now, Actor: e.actor, Nonce: nonce()})
 		line := auditLine{Action: "export", Protocol: string(r.Protocol), ControlID: r.ControlID,
-			SourceGeneration: r.CopySetSHA256, ControlGeneration: strconv.FormatUint(r.ControlRevision, 10), Outcome: outcomeOf(err)}
+			ControlGeneration: strconv.FormatUint(r.ControlRevision, 10), Outcome: outcomeOf(err)}
 		if res != nil {
-			line.ExportID = res.Export.ExportID
+			line.SourceGeneration = sourceGeneration(res.Control)
+			if res.Export != nil {
+				line.ExportID = res.Export.ExportID
+			}
 		}
 		e.audit(line)
 		if err != nil {

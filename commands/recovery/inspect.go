@@ -110,7 +110,7 @@ least 8 digits.`,
 			}
 		}
 		e.audit(auditLine{Action: "inspect", Protocol: string(in.Control.Protocol), ControlID: in.Control.ID,
-			SourceGeneration: in.Control.Observed.Digest(), ControlGeneration: strconv.FormatUint(in.Control.Revision, 10), Outcome: "ok"})
+			SourceGeneration: sourceGeneration(in.Control), ControlGeneration: strconv.FormatUint(in.Control.Revision, 10), Outcome: "ok"})
 		if err := renderInspect(e.out, format, in, receiptOut, now()); err != nil {
 			return err
 		}
@@ -155,6 +155,14 @@ func renderInspect(w io.Writer, f render.Format, in *core.Inspection, receiptOut
 		ready = "no: " + strings.Join(in.NotReady, "; ")
 	}
 	rows = append(rows, []string{"ready", ready})
+	if in.ActionClass == core.ClassLegacyDisposition {
+		// What 'recovery abandon' would say now (the same decision).
+		abandon := "yes"
+		if in.AbandonRefusal != "" {
+			abandon = "no: " + in.AbandonRefusal
+		}
+		rows = append(rows, []string{"abandon", abandon})
+	}
 	if in.Receipt != nil && receiptOut != "" {
 		rows = append(rows, []string{"receipt", receiptOut + " (expires " + in.Receipt.ExpiresAt.Format(time.RFC3339) + ")"})
 	}

@@ -19,6 +19,7 @@ import (
 	clientmeta "github.com/ilmctl/ilmctl/client/metastore"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/ilmctl/ilmctl/core/metastore"
+	core "github.com/ilmctl/ilmctl/core/recovery"
 	"github.com/ilmctl/ilmctl/internal/metrics"
 )
 
@@ -140,7 +141,21 @@ type auditLine struct {
 	ExportID          string `json:"export_id,omitempty"`
 	DispositionID     string `json:"disposition_id,omitempty"`
 	ReasonCode        string `json:"reason_code,omitempty"`
-	Outcome           string `json:"outcome"`
+	// OwnerEpoch is this run's claim on a disposition application;
+	// TookOverFrom the claim whose expired lease it took over.
+	OwnerEpoch   string `json:"owner_epoch,omitempty"`
+	TookOverFrom string `json:"took_over_from,omitempty"`
+	Outcome      string `json:"outcome"`
+}
+
+// sourceGeneration is the audit line's one spelling of a record's source
+// generation: the digest of the control's observed_source_generation
+// (schema, state, content and copy-set digests), whatever the action.
+func sourceGeneration(ctl *core.Control) string {
+	if ctl == nil {
+		return ""
+	}
+	return ctl.Observed.Digest()
 }
 
 func (e *env) audit(a auditLine) {

@@ -147,6 +147,7 @@ func TestOperatorFlow(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "legacy_disposition") || !strings.Contains(out, "ready                   yes") {
 		t.Fatalf("inspect: %d\n%s%s", code, out, errs)
 	}
+	inspectAudit := auditLines(t, errs)
 	if strings.Contains(out, "remote/v1") || strings.Contains(out, "WARM") {
 		t.Fatalf("inspect printed unredacted fields:\n%s", out)
 	}
@@ -168,6 +169,11 @@ func TestOperatorFlow(t *testing.T) {
 	}
 	x := mustJSON(t, out)
 	exportID, exportSHA := x["export_id"].(string), x["export_sha256"].(string)
+	// One spelling of source_generation on every audit line of one record.
+	if xa := auditLines(t, errs); len(xa) != 1 || len(inspectAudit) != 1 || xa[0]["source_generation"] == nil ||
+		xa[0]["source_generation"] != inspectAudit[0]["source_generation"] {
+		t.Fatalf("source_generation differs: inspect %v, export %v", inspectAudit, xa)
+	}
 	if st, err := os.Stat(export); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("export mode: %v %v", st, err)
 	}
@@ -203,7 +209,8 @@ func TestOperatorFlow(t *testing.T) {
 		t.Fatal("the journal survived a completed abandon")
 	}
 	lines := auditLines(t, errs)
-	if len(lines) != 1 || lines[0]["action"] != "abandon" || lines[0]["outcome"] != "ok" || !strings.HasPrefix(lines[0]["actor"].(string), "os-user:") {
+	if len(lines) != 1 || lines[0]["action"] != "abandon" || lines[0]["outcome"] != "ok" || !strings.HasPrefix(lines[0]["actor"].(string), "os-user:") ||
+		lines[0]["source_generation"] != inspectAudit[0]["source_generation"] {
 		t.Fatalf("audit: %v", lines)
 	}
 	// Re-running converges to the same end without writing.

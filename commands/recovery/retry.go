@@ -65,7 +65,7 @@ an operator disposition of the record is in flight.`,
 		line := auditLine{Action: "retry", Outcome: outcomeOf(err)}
 		if res != nil {
 			line.Protocol, line.ControlID = string(res.Before.Protocol), res.Before.ID
-			line.SourceGeneration = res.Before.Observed.Digest()
+			line.SourceGeneration = sourceGeneration(res.Before)
 			line.ControlGeneration = strconv.FormatUint(res.After.Revision, 10)
 		}
 		if confirm || err != nil {

@@ -21,7 +21,10 @@ type AbandonRequest struct {
 	Reason       ReasonCode
 	Receipt      *Receipt
 	Actor        string
-	Clock        func() time.Time
+	// OwnerEpoch is a fresh UUID for this process's claim on the
+	// disposition application (docs/design/recovery.md#disposition-ownership).
+	OwnerEpoch string
+	Clock      func() time.Time
 	// Execute is false for a dry run: every check runs, nothing is written.
 	Execute bool
 }
@@ -40,6 +43,9 @@ type AbandonResult struct {
 	Disposition *Disposition  `json:"-"`
 	Control     *Control      `json:"-"`
 	Steps       []AbandonStep `json:"steps"`
+	// TookOverFrom names the claim whose expired or released lease this
+	// run took over ("" when none): the audit line reports it.
+	TookOverFrom string `json:"took_over_from,omitempty"`
 }
 
 func (r *AbandonResult) step(step, pool, etag, result string) {
@@ -63,6 +69,10 @@ type abandonRun struct {
 	ctlETag string
 	export  *Export
 	res     *AbandonResult
+	// owned is true while this run's claim owns the disposition at
+	// dispETag; a run that fails while owning releases the lease.
+	owned    bool
+	dispETag string
 }
 
 // Abandon runs abandon-after-export for one legacy journal v1/v2
@@ -73,14 +83,39 @@ type abandonRun struct {
 // stops it with the evidence kept. Only metadata pools are read or
 // written: no tier backend is reachable from here.
 func Abandon(ctx context.Context, pools []metastore.Store, req AbandonRequest) (*AbandonResult, error) {
-	if req.Clock == nil || req.Actor == "" || req.Receipt == nil {
-		return nil, errors.New("recovery.Abandon: clock, actor and receipt are required")
+	if req.Clock == nil || req.Actor == "" || req.Receipt == nil || (req.Execute && !envelope.IsCanonicalUUID(req.OwnerEpoch)) {
+		return nil, errors.New("recovery.Abandon: clock, actor, receipt and (to execute) a UUID owner epoch are required")
 	}
 	if !envelope.IsSHA256Hex(req.ExportID) || !envelope.IsSHA256Hex(req.ExportSHA256) {
 		return nil, refused("the export ID and its SHA-256 must be given in full (64 lowercase hex digits)")
 	}
 	run := &abandonRun{ctx: ctx, pools: pools, req: req, res: &AbandonResult{DryRun: !req.Execute}}
-	return run.res, run.run()
+	err := run.run()
+	if err != nil && run.owned {
+		run.release()
+	}
+	return run.res, err
+}
+
+// release gives up this run's lease after a failure, so the operator (or
+// another) can re-run at once instead of waiting for expiry. Best effort:
+// a crashed process cannot release, and then its lease expires.
+func (a *abandonRun) release() {
+	key := DispositionKey(a.ctl.Protocol, DispositionID(a.req.ExportID, ActionAbandonRemoteCleanup))
+	b, etag, err := a.pools[0].Get(a.ctx, key)
+	if err != nil || etag != a.dispETag {
+		return
+	}
+	d, err := DecodeDisposition(key, b)
+	if err != nil || d.State == Completed || d.OwnerEpoch != a.req.OwnerEpoch {
+		return
+	}
+	next := *d
+	next.Revision++
+	next.LeaseExpiresAtUnixNanos = 0
+	if _, err := casExact(a.ctx, a.pools[0], key, next.Encode(), etag); err == nil {
+		a.res.step("release", "", "", "lease released after the failure; the disposition can be resumed at once")
+	}
 }
 
 func (a *abandonRun) run() error {
@@ -105,6 +140,11 @@ func (a *abandonRun) run() error {
 		a.res.step("disposition", "", "", "already Completed; the control is abandoned")
 		return nil
 	}
+	// Ownership first: a second applier is refused naming the holder
+	// before anything else is checked or written.
+	if err := AbandonRefusal(ctl, cur, a.req.Clock()); err != nil {
+		return err
+	}
 	// A fresh run binds the receipt's observed copies; a resumed one binds
 	// the disposition's immutable manifest instead (some copies may be
 	// gone already, so a fresh receipt cannot show them).
@@ -118,9 +158,6 @@ func (a *abandonRun) run() error {
 	if err := CheckReceipt(a.req.Receipt, "abandon", a.req.Actor, a.req.Clock(), ctl, etag, Topology(a.pools), bound); err != nil {
 		return err
 	}
-	if cur == nil && !ctl.Classification.CanTransitionTo(Abandoned) {
-		return refused("control %s is %s: only retained_ambiguous or operator_required records can be abandoned", ctl.ID, ctl.Classification)
-	}
 	if err := a.checkDecom(key); err != nil {
 		return err
 	}
@@ -129,11 +166,14 @@ func (a *abandonRun) run() error {
 		if err := a.proveAllPresent(a.export.Copies); err != nil {
 			return err
 		}
+		now := a.req.Clock()
 		d := &Disposition{
 			DispositionID: DispositionID(a.export.ExportID, ActionAbandonRemoteCleanup), Action: ActionAbandonRemoteCleanup,
 			ExportID: a.export.ExportID, ExportSHA256: a.req.ExportSHA256, ControlID: ctl.ID, ControlETag: etag,
 			Protocol: ctl.Protocol, SourcePath: ctl.SourcePath, ReasonCode: a.req.Reason, Actor: a.req.Actor,
-			PreparedAtUnixNanos: a.req.Clock().UnixNano(), Manifest: a.export.Copies, Revision: 1, State: Prepared,
+			PreparedAtUnixNanos: now.UnixNano(), Manifest: a.export.Copies, Revision: 1, State: Prepared,
+			OwnerID: a.req.Actor, OwnerEpoch: a.req.OwnerEpoch, OwnerGeneration: 1,
+			LeaseAcquiredAtUnixNanos: now.UnixNano(), LeaseExpiresAtUnixNanos: now.Add(DispositionLease).UnixNano(),
 		}
 		if !a.req.Execute {
 			a.res.Disposition = d
@@ -145,9 +185,16 @@ func (a *abandonRun) run() error {
 		}
 		newETag, _, err := createExact(a.ctx, a.pools[0], d.Key(), d.Encode())
 		if err != nil {
+			// Another applier's Prepared won the create-only race: name it.
+			if other, _, lerr := a.loadDisposition(key); lerr == nil && other != nil {
+				if _, herr := other.claimOf(a.req.OwnerEpoch, a.req.Clock()); herr != nil {
+					return herr
+				}
+			}
 			return fmt.Errorf("install the Prepared disposition: %w", err)
 		}
-		a.res.step("prepare", "", "", "disposition "+d.DispositionID+" Prepared")
+		a.owned, a.dispETag = true, newETag
+		a.res.step("prepare", "", "", fmt.Sprintf("disposition %s Prepared, owned by %s until %s", d.DispositionID, d.OwnerID, leaseTime(d.LeaseExpiresAtUnixNanos)))
 		cur, curETag = d, newETag
 	} else if !a.req.Execute {
 		a.res.Disposition = cur
@@ -155,9 +202,84 @@ func (a *abandonRun) run() error {
 		return nil
 	} else {
 		a.res.step("resume", "", "", fmt.Sprintf("disposition %s is %s (%d of %d copies confirmed absent)", cur.DispositionID, cur.State, len(cur.ConfirmedAbsent), len(cur.Manifest)))
+		if curETag, err = a.claim(cur, curETag); err != nil {
+			return err
+		}
 	}
 	a.res.Disposition = cur
 	return a.converge(cur, curETag)
+}
+
+func leaseTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339) }
+
+// claim makes this run the owner of a resumed disposition: a released or
+// expired lease is taken over by a CAS of its own (a new owner, epoch and
+// generation; no state change in the same revision).
+func (a *abandonRun) claim(d *Disposition, etag string) (string, error) {
+	now := a.req.Clock()
+	c, err := d.claimOf(a.req.OwnerEpoch, now)
+	switch {
+	case err != nil:
+		return etag, err
+	case c == ClaimOwn:
+		a.owned, a.dispETag = d.State != Completed, etag
+		return etag, nil
+	}
+	prev := fmt.Sprintf("%s (epoch %.8s, generation %d)", d.OwnerID, d.OwnerEpoch, d.OwnerGeneration)
+	next := *d
+	next.Revision++
+	next.OwnerID, next.OwnerEpoch, next.OwnerGeneration = a.req.Actor, a.req.OwnerEpoch, d.OwnerGeneration+1
+	next.LeaseAcquiredAtUnixNanos, next.LeaseExpiresAtUnixNanos = now.UnixNano(), now.Add(DispositionLease).UnixNano()
+	newETag, err := casExact(a.ctx, a.pools[0], d.Key(), next.Encode(), etag)
+	if err != nil {
+		return etag, a.lost(d.Key(), fmt.Errorf("take over disposition %s: %w", d.DispositionID, err))
+	}
+	*d = next
+	a.owned, a.dispETag = true, newETag
+	a.res.TookOverFrom = prev
+	a.res.step("takeover", "", "", "took over from "+prev+"; owned by "+next.OwnerID+" until "+leaseTime(next.LeaseExpiresAtUnixNanos))
+	return newETag, nil
+}
+
+// renew extends this run's lease by a CAS immediately before a deletion:
+// the CAS is the fence, so a run whose ownership was taken over deletes
+// nothing more.
+func (a *abandonRun) renew(d *Disposition, etag string) (string, error) {
+	now := a.req.Clock()
+	next := *d
+	next.Revision++
+	next.LeaseExpiresAtUnixNanos = max(now.Add(DispositionLease).UnixNano(), d.LeaseExpiresAtUnixNanos+1)
+	newETag, err := casExact(a.ctx, a.pools[0], d.Key(), next.Encode(), etag)
+	if err != nil {
+		return etag, a.lost(d.Key(), fmt.Errorf("renew the lease on disposition %s: %w", d.DispositionID, err))
+	}
+	*d = next
+	a.dispETag = newETag
+	return newETag, nil
+}
+
+// lost turns a failed ownership CAS into a one-line error naming who owns
+// the disposition now, when another claim does.
+func (a *abandonRun) lost(key string, err error) error {
+	b, _, gerr := a.pools[0].Get(a.ctx, key)
+	if gerr != nil {
+		return err
+	}
+	d, derr := DecodeDisposition(key, b)
+	if derr != nil || d.OwnerEpoch == a.req.OwnerEpoch {
+		return err
+	}
+	a.owned = false
+	return conflict("disposition %s was taken over by %s (epoch %.8s, generation %d); this run deletes nothing more", d.DispositionID, d.OwnerID, d.OwnerEpoch, d.OwnerGeneration)
+}
+
+// fits requires now to be at least ClockSkew before the lease's expiry,
+// so a step never starts on a lease another claim may already take over.
+func (a *abandonRun) fits(d *Disposition) error {
+	if now := a.req.Clock(); now.Add(ClockSkew).After(time.Unix(0, d.LeaseExpiresAtUnixNanos)) {
+		return refused("the lease on disposition %s expires at %s, too soon to start a deletion at %s; re-run", d.DispositionID, leaseTime(d.LeaseExpiresAtUnixNanos), now.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 func (a *abandonRun) loadDisposition(key string) (*Disposition, string, error) {
@@ -294,8 +416,9 @@ func (a *abandonRun) converge(d *Disposition, etag string) error {
 		next.Revision++
 		next.State = Applying
 		if etag, err = casExact(a.ctx, a.pools[0], d.Key(), next.Encode(), etag); err != nil {
-			return fmt.Errorf("Prepared -> Applying: %w", err)
+			return a.lost(d.Key(), fmt.Errorf("Prepared -> Applying: %w", err))
 		}
+		a.dispETag = etag
 		*d = next
 		a.res.step("applying", "", "", "every bound copy found at its exact ETag; Prepared -> Applying")
 	}
@@ -326,9 +449,10 @@ func (a *abandonRun) converge(d *Disposition, etag string) error {
 		next.State = Completed
 		next.CompletedAtUnixNanos = a.req.Clock().UnixNano()
 		if _, err = casExact(a.ctx, a.pools[0], d.Key(), next.Encode(), etag); err != nil {
-			return fmt.Errorf("Applying -> Completed: %w", err)
+			return a.lost(d.Key(), fmt.Errorf("Applying -> Completed: %w", err))
 		}
 		*d = next
+		a.owned = false
 		a.res.step("complete", "", "", "every copy confirmed absent; Applying -> Completed")
 	}
 	return a.abandonControl(d)
@@ -364,6 +488,15 @@ func (a *abandonRun) applyEntry(d *Disposition, etag string, c Copy) (string, er
 	if err := a.stableControl(); err != nil {
 		return etag, err
 	}
+	// Ownership last, immediately before the deletion: renew by CAS (the
+	// fence), then require the renewed lease to cover the step.
+	etag, err = a.renew(d, etag)
+	if err != nil {
+		return etag, err
+	}
+	if err := a.fits(d); err != nil {
+		return etag, err
+	}
 	result := "found absent (a crash or lost response deleted it); absence proven"
 	if present {
 		derr := pool.DeleteIfMatch(a.ctx, c.Path, c.ETag)
@@ -387,9 +520,10 @@ func (a *abandonRun) applyEntry(d *Disposition, etag string, c Copy) (string, er
 	sort.Strings(next.ConfirmedAbsent)
 	newETag, err := casExact(a.ctx, a.pools[0], d.Key(), next.Encode(), etag)
 	if err != nil {
-		return etag, fmt.Errorf("record %s confirmed absent: %w", c.Pool, err)
+		return etag, a.lost(d.Key(), fmt.Errorf("record %s confirmed absent: %w", c.Pool, err))
 	}
 	*d = next
+	a.dispETag = newETag
 	a.res.step("delete", c.Pool, c.ETag, result)
 	return newETag, nil
 }
@@ -428,8 +562,11 @@ func (a *abandonRun) abandonControl(d *Disposition) error {
 	for i, c := range d.Manifest {
 		etags[i] = c.ETag
 	}
+	// The actor is the claim that completed the application (after a
+	// takeover, not the one who prepared it); both are deterministic
+	// from the Completed receipt, so a re-run writes the same bytes.
 	next.Disposition = &OperatorDisposition{
-		DispositionID: d.DispositionID, Actor: d.Actor, ReasonCode: string(d.ReasonCode), ConfirmedAtUnixNano: d.PreparedAtUnixNanos,
+		DispositionID: d.DispositionID, Actor: d.OwnerID, ReasonCode: string(d.ReasonCode), ConfirmedAtUnixNano: d.LeaseAcquiredAtUnixNanos,
 		ExportSHA256: d.ExportSHA256, SourceETags: etags, ControlETag: d.ControlETag,
 	}
 	if _, err := casExact(a.ctx, a.pools[0], a.ctl.Key(), next.Encode(), a.ctlETag); err != nil {

@@ -3,6 +3,7 @@ package recovery
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ type fixture struct {
 	ctl     *Control
 	receipt *Receipt
 	export  *ExportResult
+	epochs  int
 }
 
 const actor = "os-user:operator"
@@ -77,10 +79,29 @@ func (f *fixture) doExport() {
 }
 
 func (f *fixture) abandon(execute bool) (*AbandonResult, error) {
+	return f.abandonAs(actor, f.receipt, execute)
+}
+
+// abandonAs is one abandon process of who: every call is a new claim
+// with a fresh owner epoch.
+func (f *fixture) abandonAs(who string, r *Receipt, execute bool) (*AbandonResult, error) {
+	f.epochs++
 	return Abandon(context.Background(), f.pools(), AbandonRequest{
 		ControlID: f.ctl.ID, ExportID: f.export.Export.ExportID, ExportSHA256: f.export.SHA256,
-		Reason: ReasonLegacyRemoteCleanupAbandoned, Receipt: f.receipt, Actor: actor, Clock: f.clock, Execute: execute,
+		Reason: ReasonLegacyRemoteCleanupAbandoned, Receipt: r, Actor: who, Clock: f.clock, Execute: execute,
+		OwnerEpoch: fmt.Sprintf("7f1c0000-0000-4000-8000-%012d", f.epochs),
 	})
+}
+
+// afterCrash models the operator coming back after a killed run: a lease
+// the dead process still holds must expire (plus the clock-skew
+// allowance) first, and by then the old receipt has expired too.
+func (f *fixture) afterCrash() {
+	f.t.Helper()
+	if d := f.disposition(); d != nil && d.State != Completed && d.LeaseExpiresAtUnixNanos != 0 {
+		f.now = time.Unix(0, d.LeaseExpiresAtUnixNanos).Add(ClockSkew + time.Second)
+		f.inspect()
+	}
 }
 
 func (f *fixture) disposition() *Disposition {
@@ -147,7 +168,7 @@ func (f *fixture) completed() {
 		f.t.Fatal("a source copy survived a completed disposition")
 	}
 	c := f.control()
-	if c.Classification != Abandoned || c.Disposition == nil || c.Disposition.Actor != actor || c.Disposition.ExportSHA256 != f.export.SHA256 {
+	if c.Classification != Abandoned || c.Disposition == nil || c.Disposition.Actor != f.disposition().OwnerID || c.Disposition.ExportSHA256 != f.export.SHA256 {
 		f.t.Fatalf("control after completion: %+v", c)
 	}
 	if c.AttemptCount != f.ctl.AttemptCount || c.FirstSeenAtUnixNanos != f.ctl.FirstSeenAtUnixNanos {
@@ -230,6 +251,7 @@ func TestAbandonCrashAndLoss(t *testing.T) {
 			s1, n1 := f.progress()
 			f.a.restart()
 			f.b.restart()
+			f.afterCrash()
 			if err == nil && tc.mode == faultCrashAfter {
 				t.Fatal("a run cut by a crash reported success")
 			}
@@ -270,6 +292,7 @@ func TestAbandonUnsafeKeepsEvidence(t *testing.T) {
 			t.Fatal("crash not reported")
 		}
 		f.a.restart()
+		f.afterCrash()
 		s1, n1 := f.progress()
 		repl := []byte(`{"replacement":true}`)
 		f.memA.put(v1Path, repl) // a writer recreates the path in pool A
@@ -327,6 +350,7 @@ func TestAbandonUnsafeKeepsEvidence(t *testing.T) {
 		f.a.Mode, f.a.Kinds, f.a.KeyPart, f.a.At = faultCrashAfter, []string{"delete"}, "tier-delete-journal", 1
 		_, _ = f.abandon(true)
 		f.a.restart()
+		f.afterCrash()
 		s1, n1 := f.progress()
 		key, r := receiptFor(t, f, "2")
 		f.memA.put(key, r.Encode())
@@ -368,7 +392,8 @@ func TestAbandonReceiptBindings(t *testing.T) {
 	f.doExport()
 	req := func() AbandonRequest {
 		return AbandonRequest{ControlID: f.ctl.ID, ExportID: f.export.Export.ExportID, ExportSHA256: f.export.SHA256,
-			Reason: ReasonLegacyRemoteCleanupAbandoned, Receipt: f.receipt, Actor: actor, Clock: f.clock, Execute: true}
+			Reason: ReasonLegacyRemoteCleanupAbandoned, Receipt: f.receipt, Actor: actor, Clock: f.clock, Execute: true,
+			OwnerEpoch: "7f1c0000-0000-4000-8000-00000000abcd"}
 	}
 	r := req()
 	r.Actor = "os-user:someone-else"

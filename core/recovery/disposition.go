@@ -50,6 +50,17 @@ type Disposition struct {
 	State                DispositionState
 	ConfirmedAbsent      []string // pool IDs, sorted
 	CompletedAtUnixNanos int64
+	// Application ownership (docs/design/recovery.md#disposition-ownership):
+	// the one claim allowed to apply the disposition. OwnerID is the
+	// authenticated actor, OwnerEpoch a fresh UUID per process claim,
+	// OwnerGeneration counts claims (1 at Prepared, +1 per takeover). The
+	// lease is held through LeaseExpiresAtUnixNanos; 0 means released. On
+	// Completed the fields name the claim that completed it.
+	OwnerID                  string
+	OwnerEpoch               string
+	OwnerGeneration          uint64
+	LeaseAcquiredAtUnixNanos int64
+	LeaseExpiresAtUnixNanos  int64
 }
 
 // Key is the disposition's canonical key.
@@ -72,7 +83,9 @@ func (d *Disposition) EncodeInner() []byte {
 		Str("control_etag", d.ControlETag).Str("protocol", string(d.Protocol)).Str("source_path", d.SourcePath).
 		Str("reason_code", string(d.ReasonCode)).Str("actor", d.Actor).Int("prepared_at_unix_nanos", d.PreparedAtUnixNanos).
 		Raw("manifest", encodeCopies(d.Manifest)).Uint("revision", d.Revision).Str("state", string(d.State)).
-		Strings("confirmed_absent", confirmed).Int("completed_at_unix_nanos", d.CompletedAtUnixNanos).Bytes()
+		Strings("confirmed_absent", confirmed).Int("completed_at_unix_nanos", d.CompletedAtUnixNanos).
+		Str("owner_id", d.OwnerID).Str("owner_epoch", d.OwnerEpoch).Uint("owner_generation", d.OwnerGeneration).
+		Int("lease_acquired_at_unix_nanos", d.LeaseAcquiredAtUnixNanos).Int("lease_expires_at_unix_nanos", d.LeaseExpiresAtUnixNanos).Bytes()
 }
 
 // Encode seals the disposition.
@@ -96,7 +109,8 @@ func DecodeDisposition(key string, data []byte) (*Disposition, error) {
 	}
 	o := env.Inner
 	if err := o.Allow("disposition_id", "action", "export_id", "export_sha256", "control_id", "control_etag", "protocol", "source_path",
-		"reason_code", "actor", "prepared_at_unix_nanos", "manifest", "revision", "state", "confirmed_absent", "completed_at_unix_nanos"); err != nil {
+		"reason_code", "actor", "prepared_at_unix_nanos", "manifest", "revision", "state", "confirmed_absent", "completed_at_unix_nanos",
+		"owner_id", "owner_epoch", "owner_generation", "lease_acquired_at_unix_nanos", "lease_expires_at_unix_nanos"); err != nil {
 		return nil, err
 	}
 	d := &Disposition{}
@@ -106,7 +120,7 @@ func DecodeDisposition(key string, data []byte) (*Disposition, error) {
 		v *string
 	}{{"disposition_id", &d.DispositionID}, {"action", &action}, {"export_id", &d.ExportID}, {"export_sha256", &d.ExportSHA256},
 		{"control_id", &d.ControlID}, {"control_etag", &d.ControlETag}, {"protocol", &p}, {"source_path", &d.SourcePath},
-		{"reason_code", &reason}, {"actor", &d.Actor}, {"state", &state}} {
+		{"reason_code", &reason}, {"actor", &d.Actor}, {"state", &state}, {"owner_id", &d.OwnerID}, {"owner_epoch", &d.OwnerEpoch}} {
 		if *f.v, err = o.String(f.k); err != nil {
 			return nil, err
 		}
@@ -118,6 +132,15 @@ func DecodeDisposition(key string, data []byte) (*Disposition, error) {
 		return nil, err
 	}
 	if d.Revision, err = o.Uint("revision", math.MaxUint64); err != nil {
+		return nil, err
+	}
+	if d.OwnerGeneration, err = o.Uint("owner_generation", math.MaxUint64); err != nil {
+		return nil, err
+	}
+	if d.LeaseAcquiredAtUnixNanos, err = o.Int("lease_acquired_at_unix_nanos"); err != nil {
+		return nil, err
+	}
+	if d.LeaseExpiresAtUnixNanos, err = o.Int("lease_expires_at_unix_nanos"); err != nil {
 		return nil, err
 	}
 	if d.Manifest, err = decodeCopies(protoDisposition, o, "manifest"); err != nil {
@@ -148,6 +171,10 @@ func DecodeDisposition(key string, data []byte) (*Disposition, error) {
 		return nil, derr("manifest", envelope.ErrIdentity, "an empty manifest binds nothing")
 	case (d.State == Completed) != (d.CompletedAtUnixNanos != 0):
 		return nil, derr("completed_at_unix_nanos", envelope.ErrIllegalState, "set exactly when Completed")
+	case d.OwnerID == "" || !envelope.IsCanonicalUUID(d.OwnerEpoch) || d.OwnerGeneration == 0 || d.OwnerGeneration > d.Revision:
+		return nil, derr("owner_id", envelope.ErrIdentity, "an application owner needs an actor, a UUID epoch and a generation 1..revision")
+	case d.LeaseAcquiredAtUnixNanos <= 0 || (d.LeaseExpiresAtUnixNanos != 0 && d.LeaseExpiresAtUnixNanos <= d.LeaseAcquiredAtUnixNanos):
+		return nil, derr("lease_expires_at_unix_nanos", envelope.ErrIllegalState, "a lease is acquired before it expires (0: released)")
 	}
 	inManifest := map[string]bool{}
 	for _, c := range d.Manifest {

@@ -153,6 +153,17 @@ func CreateExport(ctx context.Context, pools []metastore.Store, controlID string
 	if err != nil {
 		return nil, err
 	}
+	// Once the control is read, a refusal still returns it (Control,
+	// CtlETag), so the audit line names the generation refused.
+	partial := &ExportResult{Control: ctl, CtlETag: etag}
+	res, err := createExport(ctx, pools, ctl, etag, r, opt)
+	if err != nil {
+		return partial, err
+	}
+	return res, nil
+}
+
+func createExport(ctx context.Context, pools []metastore.Store, ctl *Control, etag string, r *Receipt, opt ExportOptions) (*ExportResult, error) {
 	in, err := inspectControl(ctx, pools, ctl, etag, InspectOptions{Clock: opt.Clock, Actor: opt.Actor, Nonce: opt.Nonce})
 	if err != nil {
 		return nil, err

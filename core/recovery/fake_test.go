@@ -138,9 +138,19 @@ type faultStore struct {
 	n       int
 	crashed bool
 	Ops     []op
+	// Pause, when set, runs before each operation (outside the lock) and
+	// may run another operator's whole command there: the deterministic
+	// way to delay one process between two of its steps.
+	Pause func(kind, key string)
 }
 
 func (f *faultStore) before(kind, key string) (inject bool, err error) {
+	f.mu.Lock()
+	pause := f.Pause
+	f.mu.Unlock()
+	if pause != nil {
+		pause(kind, key)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.Ops = append(f.Ops, op{kind, key})

@@ -41,8 +41,12 @@ type Inspection struct {
 	Decommission          Coverage               `json:"decommission"`
 	ActionClass           ActionClass            `json:"action_class"`
 	Ready                 bool                   `json:"ready_for_mutation"`
-	NotReady              []string               `json:"not_ready,omitempty"`
-	Receipt               *Receipt               `json:"-"`
+	// AbandonRefusal is what 'recovery abandon' would refuse with now
+	// (AbandonRefusal, the same decision), "" when it would not; only for
+	// the legacy_disposition action class.
+	AbandonRefusal string   `json:"abandon_refused,omitempty"`
+	NotReady       []string `json:"not_ready,omitempty"`
+	Receipt        *Receipt `json:"-"`
 	// data is the agreed source bytes (export uses them; never printed).
 	data []byte
 }
@@ -132,6 +136,23 @@ func inspectControl(ctx context.Context, pools []metastore.Store, ctl *Control, 
 	}
 	if in.ActionClass == ClassInspectOnly {
 		notReady("the record's identity cannot be proven (corrupt bytes): inspect only")
+	}
+	if in.ActionClass == ClassLegacyDisposition {
+		cur, err := inFlightDisposition(ctx, pools[0], ctl)
+		switch {
+		case err != nil:
+			notReady("in-flight dispositions cannot be read: %v", err)
+		default:
+			if rerr := AbandonRefusal(ctl, cur, now); rerr != nil {
+				in.AbandonRefusal = rerr.Error()
+			}
+			var held *LeaseHeldError
+			if rerr := AbandonRefusal(ctl, cur, now); errors.As(rerr, &held) {
+				notReady("%v", rerr)
+			}
+		}
+	} else if err := controlHeld(ctl, now); err != nil {
+		notReady("%v", err)
 	}
 	in.Ready = len(in.NotReady) == 0
 	if obs.Complete() {

@@ -14,6 +14,15 @@ import (
 // ReceiptSchema names the observation receipt format.
 const ReceiptSchema = "ilmctl-recovery-observation-receipt-v1"
 
+// MaxReceiptSize bounds a receipt file, bytes: the control's own bound
+// (MaxControlSize, which already bounds the copy set a receipt repeats)
+// twice over, for the indentation and the receipt's own bindings. Every
+// receipt read is bounded by it before decoding, as records are.
+const MaxReceiptSize = 2 * MaxControlSize
+
+// ErrReceiptTooLarge is a receipt file over MaxReceiptSize.
+var ErrReceiptTooLarge = fmt.Errorf("observation receipt larger than %d bytes", MaxReceiptSize)
+
 // ReceiptTTL is how long an observation receipt is accepted.
 const ReceiptTTL = 15 * time.Minute
 
@@ -101,6 +110,9 @@ func (r *Receipt) Encode() []byte {
 // DecodeReceipt reads a receipt file strictly: unknown fields, a wrong
 // schema or a digest that does not cover the content are errors.
 func DecodeReceipt(b []byte) (*Receipt, error) {
+	if len(b) > MaxReceiptSize {
+		return nil, ErrReceiptTooLarge
+	}
 	if _, err := envelope.ParseObject("observation_receipt", b); err != nil {
 		return nil, err
 	}

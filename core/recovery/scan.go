@@ -452,6 +452,29 @@ func Scan(ctx context.Context, pools []metastore.Store, opt ScanOptions) (*ScanR
 	return rep, nil
 }
 
+// inFlightDisposition is the disposition not yet Completed that names
+// ctl, nil when none. A disposition that fails strict decoding names no
+// control anyone can prove and is skipped here (scan reports it).
+func inFlightDisposition(ctx context.Context, s metastore.Store, ctl *Control) (*Disposition, error) {
+	var found *Disposition
+	err := metastore.ListAll(ctx, s, DispositionPrefix+string(ctl.Protocol)+"/", 1000, func(objs []metastore.Object) error {
+		for _, o := range objs {
+			b, _, err := s.Get(ctx, o.Key)
+			if errors.Is(err, metastore.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if d, err := DecodeDisposition(o.Key, b); err == nil && d.ControlID == ctl.ID && d.State != Completed {
+				found = d
+			}
+		}
+		return nil
+	})
+	return found, err
+}
+
 // inFlightDispositions returns the controls that a disposition not yet
 // Completed names, and the keys of dispositions that fail strict decoding.
 // Those are kept and reported; they name no control anyone can prove, and
