@@ -29,7 +29,20 @@ type Dir struct {
 	root string
 	name string
 	mu   sync.Mutex
+	// beforeRename, when set (tests only), runs between a temporary's
+	// fsync and its rename; an error stops the write there, leaving the
+	// temporary as a crash would.
+	beforeRename func(tmp, dst string) error
 }
+
+// TempDir is the directory, below a dir: pool's root, where every write
+// stages its temporary before the rename: outside every namespace a
+// reader lists (ilm/, decommission/), and skipped by List, so a crash
+// before installation leaves no artifact any reader sees
+// (docs/design/recovery.md#temporaries). Writes hold the pool lock, so
+// whatever a writer finds here under the lock is a dead writer's litter
+// and is removed.
+const TempDir = ".ilmctl-tmp"
 
 // NewDir opens root, which must exist and be a directory. A root that is
 // a symbolic link is resolved once, here, so listing and reads see the
@@ -121,6 +134,9 @@ func (d *Dir) List(_ context.Context, prefix, token string, limit int) (core.Pag
 			return err
 		}
 		if e.IsDir() {
+			if p == filepath.Join(d.root, TempDir) {
+				return filepath.SkipDir
+			}
 			return nil
 		}
 		rel, err := filepath.Rel(d.root, p)
@@ -164,16 +180,85 @@ func (d *Dir) lock() (func(), error) {
 		d.mu.Unlock()
 		return nil, fmt.Errorf("%s: lock: %w", d.name, err)
 	}
+	d.sweep()
 	return func() { unlock(); d.mu.Unlock() }, nil
 }
 
-// write replaces p atomically and durably (internal/atomicfile), so a
-// crash leaves the old record or the new one, never a partial one.
+// sweep removes a dead writer's temporaries from TempDir. It runs under
+// the lock, when no live writer of this pool has one. Best effort: litter
+// that survives is invisible to readers and is tried again next time.
+func (d *Dir) sweep() {
+	dir := filepath.Join(d.root, TempDir)
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		_ = os.Remove(filepath.Join(dir, e.Name()))
+	}
+}
+
+// sweepBeside removes temporaries that older ilmctl versions staged
+// beside the record ("."+base+random digits, renameio's name) and a crash
+// left there, in the namespace readers list. Called under the lock for
+// the key being written, so the next writer of a record cleans its
+// directory.
+func sweepBeside(p string) {
+	dir, base := filepath.Dir(p), filepath.Base(p)
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		n := e.Name()
+		if rest, ok := strings.CutPrefix(n, "."+base); ok && rest != "" && strings.Trim(rest, "0123456789") == "" && e.Type().IsRegular() {
+			_ = os.Remove(filepath.Join(dir, n))
+		}
+	}
+}
+
+// write replaces p atomically and durably: the temporary is written and
+// fsynced in TempDir (same file system, outside every listed namespace),
+// renamed over p, and p's directory fsynced, so a crash leaves the old
+// record or the new one, never a partial one, and never a temporary
+// where a reader looks.
 func (d *Dir) write(p string, data []byte) error {
+	sweepBeside(p)
 	if _, err := atomicfile.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(p, data, 0o644)
+	tmpDir := filepath.Join(d.root, TempDir)
+	if _, err := atomicfile.MkdirAll(tmpDir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(tmpDir, filepath.Base(p)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && d.beforeRename != nil {
+		if err = d.beforeRename(tmp, p); err != nil {
+			return err // a simulated crash: the temporary stays, as after kill -9
+		}
+	}
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return atomicfile.SyncDir(filepath.Dir(p))
 }
 
 // PutIfAbsent creates key only when absent.
@@ -188,6 +273,7 @@ func (d *Dir) PutIfAbsent(_ context.Context, key string, data []byte) (string, e
 	}
 	defer unlock()
 	if _, err := os.Stat(p); err == nil {
+		sweepBeside(p) // a replay after a crash cleans what the crash left
 		return "", fmt.Errorf("%s: %s: %w", d.name, key, core.ErrExists)
 	}
 	if err := d.write(p, data); err != nil {
