@@ -17,6 +17,7 @@ import (
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	coredecom "github.com/ilmctl/ilmctl/core/decom"
 	"github.com/ilmctl/ilmctl/core/metastore"
+	"github.com/ilmctl/ilmctl/core/recovery"
 	"github.com/ilmctl/ilmctl/render"
 )
 
@@ -99,7 +100,11 @@ one being decommissioned), every further --meta a target pool. It checks:
     covers a copy that is not terminal);
   - every expected receipt is on some target;
   - every key under ilm/ on the source is a registered, decodable record
-    covered by a receipt whose checkpoint equals or follows the record's.
+    covered by a receipt whose checkpoint equals or follows the record's;
+    ilmctl's own recovery artifacts (ilm/recovery-*) are decoded by
+    'ilmctl recovery': live work blocks (recovery_control_live,
+    recovery_disposition_in_flight), finished history is covered by a
+    byte-identical copy on a target.
 
 It prints one row per receipt and per uncovered source record, with a
 verdict (covered, covered_terminal, blocked) and a reason code, then the
@@ -140,7 +145,7 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions, format render.
 	if err != nil {
 		return err
 	}
-	rep, err := coredecom.Verify(ctx, o.token, pools[0], pools[1:])
+	rep, err := coredecom.VerifyWith(ctx, o.token, pools[0], pools[1:], coredecom.VerifyOptions{Artifacts: recovery.DecomArtifact})
 	if errors.Is(err, coredecom.ErrBadInput) {
 		return cmdutil.Usage("%v", err)
 	}

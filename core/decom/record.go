@@ -15,7 +15,8 @@ import (
 )
 
 // ErrUnsupportedRecord is a registered durable namespace ilmctl does not
-// decode (tier probe intents, recovery artifacts). It blocks completion:
+// decode (tier probe intents; recovery artifacts when Verify is given no
+// decoder for them, see VerifyOptions). It blocks completion:
 // ilmctl cannot prove a receipt covers it.
 var ErrUnsupportedRecord = errors.New("durable ILM record family not decoded by ilmctl")
 

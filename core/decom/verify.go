@@ -68,6 +68,12 @@ const (
 	ReasonRecordUncovered       Reason = "record_uncovered"
 	ReasonRecordNotSuccessor    Reason = "record_not_successor"
 	ReasonReceiptCheckpointKind Reason = "checkpoint_kind_mismatch"
+
+	// Recovery artifacts (docs/design/decommission.md#recovery-artifacts).
+	ReasonRecoveryControlLive         Reason = "recovery_control_live"
+	ReasonRecoveryDispositionInFlight Reason = "recovery_disposition_in_flight"
+	ReasonRecoveryArtifactNotMoved    Reason = "recovery_artifact_not_moved"
+	ReasonRecoveryArtifactDiffers     Reason = "recovery_artifact_target_differs"
 )
 
 // Reasons is every reason code, non-blocking first; the vocabulary of
@@ -81,6 +87,7 @@ var Reasons = []Reason{
 	ReasonTargetCorrupt, ReasonTargetIdentity, ReasonTargetNotSuccessor, ReasonTerminalHidesTarget, ReasonIdentityNotDerivable,
 	ReasonNotDerivable, ReasonReceiptCheckpointKind, ReasonUnregisteredPath, ReasonRecordCorrupt, ReasonRecordUnknownSchema,
 	ReasonRecordUnsupported, ReasonRecordUncovered, ReasonRecordNotSuccessor,
+	ReasonRecoveryControlLive, ReasonRecoveryDispositionInFlight, ReasonRecoveryArtifactNotMoved, ReasonRecoveryArtifactDiffers,
 }
 
 // RowKind says what a row is about.
@@ -147,6 +154,7 @@ type verifier struct {
 	source  metastore.Reader
 	targets []metastore.Reader
 	rep     *Report
+	opt     VerifyOptions
 	// expected receipts listed on the source, by key; nil value when the
 	// source copy did not decode.
 	expected map[string]*Receipt
@@ -179,15 +187,22 @@ type targetCopy struct {
 // the receipt's latest checkpoint; only a terminal receipt may stand for
 // an absent copy); every expected receipt present on some target; every
 // key under ilm/ on the source registered, decodable and covered by a
-// receipt whose checkpoint equals or follows the record's.
+// receipt whose checkpoint equals or follows the record's (ilmctl's
+// recovery artifacts: decided by VerifyWith's decoder, checkArtifact).
 func Verify(ctx context.Context, runToken string, source metastore.Reader, targets []metastore.Reader) (*Report, error) {
+	return VerifyWith(ctx, runToken, source, targets, VerifyOptions{})
+}
+
+// VerifyWith is Verify with options: opt.Artifacts decides ilmctl's
+// recovery artifacts on the source pool (checkArtifact).
+func VerifyWith(ctx context.Context, runToken string, source metastore.Reader, targets []metastore.Reader, opt VerifyOptions) (*Report, error) {
 	if !ValidRunToken(runToken) {
 		return nil, fmt.Errorf("%w: run token %q is not 64 lowercase hex digits", ErrBadInput, runToken)
 	}
 	if len(targets) == 0 {
 		return nil, fmt.Errorf("%w: no target pool", ErrBadInput)
 	}
-	v := &verifier{ctx: ctx, token: runToken, source: source, targets: targets,
+	v := &verifier{ctx: ctx, token: runToken, source: source, targets: targets, opt: opt,
 		rep:      &Report{RunToken: runToken, Source: source.Name(), Predicate: Predicate{Blocking: map[Reason]int{}, ReadErrors: []string{}}},
 		expected: map[string]*Receipt{}, present: map[string]map[string]*Receipt{}, copies: map[string]*targetCopy{}}
 	for _, t := range targets {
@@ -502,6 +517,10 @@ func (v *verifier) checkSourceRecords() {
 		}
 		if data == nil {
 			v.readErr(v.source, key, errors.New("listed but absent on read"))
+			continue
+		}
+		if loc, err := ilmpath.Parse(key); err == nil && IsRecoveryKind(loc.Kind) && v.opt.Artifacts != nil {
+			v.checkArtifact(row, loc, data)
 			continue
 		}
 		rec, err := RecordCheckpoint(key, data)

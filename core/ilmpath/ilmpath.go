@@ -30,9 +30,10 @@ const Root = "ilm/"
 // kind shown by `ilmctl journal` (snake_case).
 type Kind string
 
-// Record kinds. The first group are decodable by ilmctl; the recovery
-// artifacts are registered (so they are not "unknown") but their format is
-// not implemented here and they classify as unsupported.
+// Record kinds. The first group are RustFS's; the recovery artifacts are
+// ilmctl's own, registered here (so they are not "unknown") and decoded by
+// core/recovery, which core/journal and core/decom are handed as a
+// decoder.
 const (
 	KindTierDeleteJournal   Kind = "tier_delete_journal"    // v1–v5 under ilm/tier-delete-journal/
 	KindTierDeleteJournalV6 Kind = "tier_delete_journal_v6" // v6 under ilm/tier-delete-journal-v6/<op>/
