@@ -46,6 +46,7 @@ clean:
   export    install an immutable export of the record's bytes, download it
   abandon   remove a v1/v2 journal after its export (dry run unless confirmed)
   retry     ask for one more bounded attempt after a fix
+  prune     retire finished controls and their exports (dry run unless confirmed)
 
 Controls, exports and disposition receipts are written to the first --meta
 pool (the control pool); source records are read from every pool. No
@@ -55,7 +56,7 @@ docs/design/recovery.md explains every step.`,
   ilmctl recovery ls --meta dir:/srv/meta0 --meta dir:/srv/meta1 --classification retained_ambiguous
   ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt-out receipt.json`,
 	}
-	cmd.AddCommand(newScan(), newLs(), newInspect(), newExport(), newAbandon(), newRetry())
+	cmd.AddCommand(newScan(), newLs(), newInspect(), newExport(), newAbandon(), newRetry(), newPrune())
 	return cmdutil.Group(cmd)
 }
 

@@ -221,6 +221,33 @@ func TestOperatorFlow(t *testing.T) {
 	if !strings.Contains(out, id[:12]) {
 		t.Fatalf("ls abandoned:\n%s", out)
 	}
+
+	// prune: a dry run lists the abandoned control; --confirm removes it
+	// and its export, keeps the disposition receipt; again is a no-op.
+	out, _, code = run(t, append([]string{"prune"}, metas...)...)
+	if code != 0 || !strings.Contains(out, "dry run") || !strings.Contains(out, "remove") || !strings.Contains(out, id[:12]) {
+		t.Fatalf("prune dry run: %d\n%s", code, out)
+	}
+	out, errs, code = run(t, append([]string{"prune", "--confirm", "-o", "json"}, metas...)...)
+	items, _ := mustJSON(t, out)["items"].([]any)
+	if code != 0 || len(items) != 1 || items[0].(map[string]any)["action"] != "removed" {
+		t.Fatalf("prune: %d\n%s%s", code, out, errs)
+	}
+	for prefix, want := range map[string]int{"ilm/recovery-exports": 0, "ilm/recovery-dispositions": 1} {
+		n := 0
+		_ = filepath.WalkDir(filepath.Join(a, prefix), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		if n != want {
+			t.Errorf("%s holds %d files after prune, want %d", prefix, n, want)
+		}
+	}
+	if out, _, code = run(t, append([]string{"prune", "--confirm", "-o", "json"}, metas...)...); code != 0 || len(mustJSON(t, out)["items"].([]any)) != 0 {
+		t.Fatalf("second prune: %d\n%s", code, out)
+	}
 	for _, k := range rec.keys {
 		if !strings.HasPrefix(k, "ilm/") && !strings.HasPrefix(k, "decommission/") {
 			t.Fatalf("a store operation named %q, outside the metadata namespaces", k)

@@ -80,7 +80,7 @@ var attemptOutcomes = map[string]bool{
 
 // ActionLabels and OutcomeLabels are the operator-action label values.
 var (
-	ActionLabels  = map[string]bool{"scan": true, "inspect": true, "export": true, "export_get": true, "abandon": true, "abandon_dry_run": true, "retry": true}
+	ActionLabels  = map[string]bool{"scan": true, "inspect": true, "export": true, "export_get": true, "abandon": true, "abandon_dry_run": true, "retry": true, "prune": true}
 	OutcomeLabels = map[string]bool{"ok": true, "refused": true, "conflict": true, "incomplete": true, "capacity": true, "error": true}
 )
 

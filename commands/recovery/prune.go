@@ -1,0 +1,114 @@
+package recovery
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	core "github.com/ilmctl/ilmctl/core/recovery"
+	"github.com/ilmctl/ilmctl/render"
+)
+
+func newPrune() *cobra.Command {
+	var c common
+	var confirm bool
+	cmd := &cobra.Command{
+		Use:   "prune [CONTROL-ID...] --confirm",
+		Short: "Retire finished recovery controls and their exports (dry run unless confirmed)",
+		Long: `prune removes recovery controls that are finished (terminal or abandoned)
+from the control pool, with their exports, so they no longer block
+'ilmctl decom verify' or fill the pool. Disposition receipts are kept: they
+are the compact record of what an operator abandoned, and a decommission
+moves them like any finished history.
+
+A control is removed only when it is terminal or abandoned, no disposition
+of it is still in flight, its source record is absent from every --meta
+pool (otherwise a later record at that path would lose its history), and no
+decommission receipt covers it or its exports. Each export and then the
+control is deleted at the exact ETag it was checked at. Running it again
+is always safe: an interrupted run is finished by the next one, and a run
+with nothing to do writes nothing.
+
+Without --confirm it is a dry run: it prints what it would remove and why,
+and what it keeps and why. Without names, every terminal or abandoned
+control is considered (live ones are not candidates) and one that must
+stay is listed as kept, with the reason. A named control that must stay
+(live, its source still present, covered by a decommission) refuses the
+whole run with a one-line reason, and nothing is written. Exit codes: 0
+done (a dry run included), 1 refused or conflict, 2 bad usage, 3 a pool
+could not be read.`,
+		Example: `  # what would go, and why (dry run)
+  ilmctl recovery prune --meta dir:/srv/meta0 --meta dir:/srv/meta1
+  # remove every finished control and its exports
+  ilmctl recovery prune --meta dir:/srv/meta0 --meta dir:/srv/meta1 --confirm
+  # one control, as a script would
+  ilmctl recovery prune 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --confirm -o json`,
+		Args: cobra.ArbitraryArgs,
+	}
+	c.flags(cmd)
+	cmd.Flags().BoolVar(&confirm, "confirm", false, "remove what the dry run lists (default: dry run)")
+	output := cmdutil.AddOutputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := output()
+		if err != nil {
+			return err
+		}
+		e, err := c.open(cmd)
+		if err != nil {
+			return err
+		}
+		res, err := core.Prune(ctxOf(cmd), e.pools, core.PruneRequest{ControlIDs: args, Execute: confirm})
+		if confirm {
+			audited := false
+			for _, it := range res.Items {
+				if it.Action == core.PruneRemoved {
+					e.audit(auditLine{Action: "prune", Protocol: string(it.Protocol), ControlID: it.ControlID, Outcome: "ok"})
+					audited = true
+				}
+			}
+			if err != nil || !audited {
+				e.audit(auditLine{Action: "prune", Outcome: outcomeOf(err)})
+			}
+		}
+		if rerr := renderPrune(e.out, format, res, err); rerr != nil {
+			return rerr
+		}
+		if err != nil {
+			_ = c.finish(e)
+			return exitFor(notFoundHint(err))
+		}
+		return c.finish(e)
+	}
+	return cmd
+}
+
+func renderPrune(w io.Writer, f render.Format, res *core.PruneResult, runErr error) error {
+	if f == render.FormatJSON {
+		out := map[string]any{"dry_run": res.DryRun, "items": res.Items}
+		if runErr != nil {
+			out["error"] = runErr.Error()
+		}
+		return render.JSON(w, out)
+	}
+	ids := make([]string, len(res.Items))
+	for i, it := range res.Items {
+		ids[i] = it.ControlID
+	}
+	short := render.Abbrev(ids, render.ShortIDLen)
+	var rows [][]string
+	for _, it := range res.Items {
+		rows = append(rows, []string{string(it.Action), short[it.ControlID], string(it.Classification), strconv.Itoa(len(it.Exports)),
+			strconv.Itoa(len(it.KeptDispositions)), it.Reason})
+	}
+	title := "Prune"
+	if res.DryRun {
+		title = "Prune (dry run: nothing written; add --confirm)"
+	}
+	if len(rows) == 0 {
+		_, err := io.WriteString(w, title+": no terminal or abandoned control to retire\n")
+		return err
+	}
+	return render.Table(w, title, []string{"ACTION", "CONTROL", "CLASSIFICATION", "EXPORTS", "KEPT RECEIPTS", "REASON"}, rows)
+}

@@ -1,0 +1,246 @@
+package recovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ilmctl/ilmctl/core/metastore"
+)
+
+// PruneRequest is one `recovery prune` invocation.
+type PruneRequest struct {
+	// ControlIDs names the controls to retire (full IDs or unambiguous
+	// prefixes); empty means every terminal or abandoned control. A named
+	// control that may not be retired refuses the whole run.
+	ControlIDs []string
+	// Execute is false for a dry run: every check runs, nothing is written.
+	Execute bool
+}
+
+// PruneAction is what prune does (or would do) with one control.
+type PruneAction string
+
+// Prune actions.
+const (
+	PruneRemove  PruneAction = "remove"  // dry run: would be removed
+	PruneRemoved PruneAction = "removed" // removed by this run
+	PruneKeep    PruneAction = "keep"    // kept; Reason says why
+)
+
+// PruneItem reports one control.
+type PruneItem struct {
+	ControlID      string         `json:"control_id"`
+	Protocol       Protocol       `json:"protocol"`
+	SourcePath     string         `json:"source_path"`
+	Classification Classification `json:"classification"`
+	Action         PruneAction    `json:"action"`
+	Reason         string         `json:"reason"`
+	// Exports are the keys of the control's exports removed with it.
+	Exports []string `json:"exports"`
+	// KeptDispositions are its disposition receipts, which stay.
+	KeptDispositions []string `json:"kept_dispositions"`
+}
+
+// PruneResult reports a run. Items are sorted by control ID.
+type PruneResult struct {
+	DryRun bool        `json:"dry_run"`
+	Items  []PruneItem `json:"items"`
+}
+
+type pruneArtifact struct{ key, etag string }
+
+// Prune retires finished recovery controls from the control pool
+// (pools[0]) with their exports (docs/design/recovery.md#prune). A
+// control is retired only when it is terminal or abandoned, no
+// disposition of it is in flight, its source record is absent from every
+// pool (so a later record at that path cannot lose its history), and no
+// decommission receipt covers it or its exports. Disposition receipts
+// are kept: they are the compact audit record of what was abandoned.
+// Exports go first, each at its exact ETag, then the control at the ETag
+// it was checked at; a crash in between leaves a terminal control that
+// the next run finishes, so running it again is always safe. Any export
+// or disposition that fails strict decoding stops the run (ErrConflict):
+// it cannot be tied to a control, so nothing is removed.
+func Prune(ctx context.Context, pools []metastore.Store, req PruneRequest) (*PruneResult, error) {
+	res := &PruneResult{DryRun: !req.Execute, Items: []PruneItem{}}
+	if len(pools) == 0 {
+		return res, errors.New("recovery.Prune: no metadata pool")
+	}
+	ctl := pools[0]
+	// A control that fails strict decoding is never removed ('recovery
+	// ls' and 'scan' report it); it does not stop retiring the others.
+	controls, etags, _, err := LoadControls(ctx, ctl, 1000)
+	if err != nil {
+		return res, fmt.Errorf("list recovery controls: %v: %w", err, ErrIncomplete)
+	}
+	named := map[string]bool{}
+	for _, id := range req.ControlIDs {
+		c, etag, err := FindControl(ctx, ctl, id)
+		if err != nil {
+			return res, err
+		}
+		named[c.ID], controls[c.ID], etags[c.ID] = true, c, etag
+	}
+	exports, err := pruneExports(ctx, ctl)
+	if err != nil {
+		return res, err
+	}
+	dispositions, inflight, err := pruneDispositions(ctx, ctl)
+	if err != nil {
+		return res, err
+	}
+	ids := make([]string, 0, len(controls))
+	for id, c := range controls {
+		if len(named) == 0 && c.Classification.Final() || named[id] {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	var refusals []string
+	for _, id := range ids {
+		c := controls[id]
+		it := PruneItem{ControlID: id, Protocol: c.Protocol, SourcePath: c.SourcePath, Classification: c.Classification,
+			Action: PruneRemove, Exports: []string{}, KeptDispositions: nonNilKeys(dispositions[id])}
+		for _, x := range exports[id] {
+			it.Exports = append(it.Exports, x.key)
+		}
+		keep, err := pruneCheck(ctx, pools, c, inflight[id], it.Exports)
+		if err != nil {
+			return res, err
+		}
+		if keep != "" {
+			it.Action, it.Reason = PruneKeep, keep
+			if named[id] {
+				refusals = append(refusals, id[:12]+": "+keep)
+			}
+		} else {
+			it.Reason = string(c.Classification) + " and its source record is absent from every pool"
+		}
+		res.Items = append(res.Items, it)
+	}
+	if len(refusals) > 0 {
+		return res, refused("prune %s", strings.Join(refusals, "; "))
+	}
+	if !req.Execute {
+		return res, nil
+	}
+	for i := range res.Items {
+		it := &res.Items[i]
+		if it.Action != PruneRemove {
+			continue
+		}
+		c := controls[it.ControlID]
+		for _, x := range exports[c.ID] {
+			if err := ctl.DeleteIfMatch(ctx, x.key, x.etag); err != nil && !errors.Is(err, metastore.ErrNotFound) {
+				return res, pruneDeleteErr(ctl, x.key, err)
+			}
+		}
+		if err := ctl.DeleteIfMatch(ctx, c.Key(), etags[c.ID]); err != nil && !errors.Is(err, metastore.ErrNotFound) {
+			return res, pruneDeleteErr(ctl, c.Key(), err)
+		}
+		if _, _, err := ctl.Get(ctx, c.Key()); !errors.Is(err, metastore.ErrNotFound) {
+			return res, fmt.Errorf("%s: %s still readable after its conditional delete: %w", ctl.Name(), c.Key(), ErrConflict)
+		}
+		it.Action = PruneRemoved
+	}
+	return res, nil
+}
+
+// pruneCheck returns why c must be kept ("" when it may go); an error only
+// when that cannot be decided.
+func pruneCheck(ctx context.Context, pools []metastore.Store, c *Control, inflight bool, exports []string) (string, error) {
+	if !c.Classification.Final() {
+		return fmt.Sprintf("control is %s: prune removes only terminal or abandoned controls", c.Classification), nil
+	}
+	if inflight {
+		return "a disposition of this control is still in flight: re-run the same 'recovery abandon' first", nil
+	}
+	obs := Observe(ctx, pools, c.SourcePath)
+	if !obs.Complete() {
+		return "", fmt.Errorf("pools %s could not be read, so the absence of %s is not proven: %w", strings.Join(obs.Unreadable, ", "), c.SourcePath, ErrIncomplete)
+	}
+	if len(obs.Copies) > 0 {
+		return fmt.Sprintf("its source record is still present in %s: removing the control would reset the record's history", obs.Copies[0].Pool), nil
+	}
+	cov := DecomCoverage(ctx, pools, append([]string{c.Key()}, exports...)...)
+	if len(cov.Unknown) > 0 {
+		return "", fmt.Errorf("decommission coverage cannot be ruled out: %s: %w", strings.Join(cov.Unknown, "; "), ErrIncomplete)
+	}
+	if len(cov.Active) > 0 {
+		return "an active decommission receipt covers it: " + strings.Join(cov.Active, "; "), nil
+	}
+	return "", nil
+}
+
+func pruneDeleteErr(s metastore.Store, key string, err error) error {
+	if errors.Is(err, metastore.ErrPreconditionFailed) {
+		return fmt.Errorf("%s: %s changed since it was checked; it is kept: %w", s.Name(), key, ErrConflict)
+	}
+	return fmt.Errorf("%s: delete %s: %w", s.Name(), key, err)
+}
+
+// pruneExports lists and strictly decodes every export, by control ID.
+func pruneExports(ctx context.Context, s metastore.Store) (map[string][]pruneArtifact, error) {
+	out := map[string][]pruneArtifact{}
+	err := metastore.ListAll(ctx, s, ExportPrefix, 1000, func(objs []metastore.Object) error {
+		for _, o := range objs {
+			b, etag, err := s.Get(ctx, o.Key)
+			if errors.Is(err, metastore.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			x, err := DecodeExport(o.Key, b)
+			if err != nil {
+				return fmt.Errorf("export %s fails strict decoding (%v), so its control cannot be told; nothing is pruned: %w", o.Key, err, ErrConflict)
+			}
+			out[x.ControlID] = append(out[x.ControlID], pruneArtifact{o.Key, etag})
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrConflict) {
+		err = fmt.Errorf("list recovery exports: %v: %w", err, ErrIncomplete)
+	}
+	return out, err
+}
+
+// pruneDispositions lists every disposition by control ID, and the
+// controls one not yet Completed names.
+func pruneDispositions(ctx context.Context, s metastore.Store) (map[string][]string, map[string]bool, error) {
+	byControl, inflight := map[string][]string{}, map[string]bool{}
+	err := metastore.ListAll(ctx, s, DispositionPrefix, 1000, func(objs []metastore.Object) error {
+		for _, o := range objs {
+			b, _, err := s.Get(ctx, o.Key)
+			if errors.Is(err, metastore.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			d, err := DecodeDisposition(o.Key, b)
+			if err != nil {
+				return fmt.Errorf("disposition %s fails strict decoding (%v), so its control cannot be told; nothing is pruned: %w", o.Key, err, ErrConflict)
+			}
+			byControl[d.ControlID] = append(byControl[d.ControlID], o.Key)
+			if d.State != Completed {
+				inflight[d.ControlID] = true
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrConflict) {
+		err = fmt.Errorf("list recovery dispositions: %v: %w", err, ErrIncomplete)
+	}
+	return byControl, inflight, err
+}
+
+func nonNilKeys(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
