@@ -57,6 +57,7 @@ docs/design/recovery.md explains every step.`,
   ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt-out receipt.json`,
 	}
 	cmd.AddCommand(newScan(), newLs(), newInspect(), newExport(), newAbandon(), newRetry(), newPrune())
+	oneJSONDocument(cmd)
 	return cmdutil.Group(cmd)
 }
 
