@@ -18,8 +18,9 @@ func newPrune() *cobra.Command {
 		Use:   "prune [CONTROL-ID...] --confirm",
 		Short: "Retire finished recovery controls and their exports (dry run unless confirmed)",
 		Long: `prune removes recovery controls that are finished (terminal or abandoned)
-from the control pool, with their exports, so they no longer block
-'ilmctl decom verify' or fill the pool. Disposition receipts are kept: they
+from the control pool, with their exports, so a decommission of that pool
+no longer has to move them ('ilmctl decom verify' blocks on finished
+history no target holds) and they stop filling it. Disposition receipts are kept: they
 are the compact record of what an operator abandoned, and a decommission
 moves them like any finished history.
 
