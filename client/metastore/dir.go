@@ -39,9 +39,9 @@ type Dir struct {
 // stages its temporary before the rename: outside every namespace a
 // reader lists (ilm/, decommission/), and skipped by List, so a crash
 // before installation leaves no artifact any reader sees
-// (docs/design/recovery.md#temporaries). Writes hold the pool lock, so
-// whatever a writer finds here under the lock is a dead writer's litter
-// and is removed.
+// (docs/design/recovery.md#temporaries-where-a-write-stages-its-bytes).
+// Writes hold the pool lock, so whatever a writer finds here under the
+// lock is a dead writer's litter and is removed.
 const TempDir = ".ilmctl-tmp"
 
 // NewDir opens root, which must exist and be a directory. A root that is

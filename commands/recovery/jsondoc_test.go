@@ -43,8 +43,8 @@ func TestJSONDocumentOnError(t *testing.T) {
 		{"ls: bad limit", []string{"ls", "--limit", "0"}, cmdutil.ExitUsage, "--limit 0"},
 		{"inspect: no such control", []string{"inspect", missing}, cmdutil.ExitFailure, "no recovery control"},
 		{"export: no such control", []string{"export", missing, "--receipt", receipt}, cmdutil.ExitFailure, "no recovery control"},
-		{"abandon: export does not exist", []string{"abandon", id, "--receipt", receipt, "--export-id", missing, "--export-sha256", missing,
-			"--reason", "legacy_remote_cleanup_abandoned"}, cmdutil.ExitFailure, "does not exist"},
+		{"abandon: a retry owns the control", []string{"abandon", id, "--receipt", receipt, "--export-id", missing, "--export-sha256", missing,
+			"--reason", "legacy_remote_cleanup_abandoned"}, cmdutil.ExitFailure, "is owned by"},
 		{"retry: a lease is live", []string{"retry", id, "--confirm"}, cmdutil.ExitFailure, "lease"},
 		{"prune: live control named", []string{"prune", id, "--confirm"}, cmdutil.ExitFailure, "prune removes only terminal or abandoned controls"},
 	} {
