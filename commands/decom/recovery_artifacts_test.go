@@ -40,7 +40,9 @@ func newArtifacts(t *testing.T) artifacts {
 	d := &recovery.Disposition{DispositionID: recovery.DispositionID(x.ExportID, recovery.ActionAbandonRemoteCleanup), Action: recovery.ActionAbandonRemoteCleanup,
 		ExportID: x.ExportID, ExportSHA256: envelope.SHA256Hex(xb), ControlID: ab.ID, ControlETag: "c1", Protocol: recovery.ProtoJournal,
 		SourcePath: artifactSource, ReasonCode: recovery.ReasonLegacyRemoteCleanupAbandoned, Actor: "os-user:op", PreparedAtUnixNanos: 5,
-		Manifest: copies, Revision: 1, State: recovery.Prepared}
+		Manifest: copies, Revision: 1, State: recovery.Prepared,
+		OwnerID: "os-user:op", OwnerEpoch: "7f1c0000-0000-4000-8000-000000000001", OwnerGeneration: 1,
+		LeaseAcquiredAtUnixNanos: 5, LeaseExpiresAtUnixNanos: 6}
 	prepared := d.Encode()
 	done := *d
 	done.Revision, done.State, done.ConfirmedAbsent, done.CompletedAtUnixNanos = 4, recovery.Completed, []string{copies[0].Pool}, 9
