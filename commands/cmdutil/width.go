@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -25,12 +26,18 @@ func Width(w io.Writer) int {
 	return 80
 }
 
+var addTemplateFunc sync.Once
+
 // WrapHelp makes every command under root print its flags wrapped to the
 // width of its output (Width), so `--help` reads in an 80-column terminal:
 // pflag wraps each flag's description under its name.
 func WrapHelp(root *cobra.Command) {
-	cobra.AddTemplateFunc("wrappedFlagUsages", func(c *cobra.Command, f *pflag.FlagSet) string {
-		return strings.TrimRight(f.FlagUsagesWrapped(Width(c.OutOrStdout())-1), " \n")
+	// cobra's template functions are one global map: registered once,
+	// however many root commands a process (a test) builds.
+	addTemplateFunc.Do(func() {
+		cobra.AddTemplateFunc("wrappedFlagUsages", func(c *cobra.Command, f *pflag.FlagSet) string {
+			return strings.TrimRight(f.FlagUsagesWrapped(Width(c.OutOrStdout())-1), " \n")
+		})
 	})
 	tpl := root.UsageTemplate()
 	tpl = strings.ReplaceAll(tpl, ".LocalFlags.FlagUsages | trimTrailingWhitespaces", "wrappedFlagUsages $ .LocalFlags")
