@@ -251,7 +251,10 @@ func newOutcomeCounter(dryRun, wide bool) outcomeCounter {
 		}}
 	}
 	done := []string{string(filer.OutcomeDone), string(filer.OutcomeNoopResolved), string(filer.OutcomeSkippedObjectLock)}
-	return outcomeCounter{header: append(append([]string(nil), done...), "FAILED"), counts: func(m map[string]int64) []string {
+	// Short labels keep the default tables narrow; -o wide and JSON spell
+	// each outcome in full.
+	header := []string{"DONE", "NOOP", "LOCKED", "FAILED"}
+	return outcomeCounter{header: header, counts: func(m map[string]int64) []string {
 		out := make([]string, 0, len(done)+1)
 		for _, o := range done {
 			out = append(out, itoa(m[o]))
@@ -335,8 +338,8 @@ func RunTables(w io.Writer, rep RunReport, wide bool) error {
 // bucketTable is the outcomes per bucket, rule and kind, with BYTES, the
 // size of the versions the DONE (a dry run: DRY_RUN) deletes reached, and
 // FREED, what they free for good. By default a real pass's outcomes are
-// DISPATCHED (all of them), DONE and FAILED, so the table fits 120 columns
-// beside long rule IDs; -o wide shows each outcome.
+// DONE, NOOP (NOOP_RESOLVED), LOCKED (SKIPPED_OBJECT_LOCK) and FAILED (the
+// rest), so every outcome is counted; -o wide shows each outcome.
 func bucketTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error {
 	completed := string(filer.OutcomeDone)
 	if rep.DryRun {
@@ -344,19 +347,6 @@ func bucketTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error
 	}
 	header := oc.header
 	counts := oc.counts
-	if !rep.DryRun && !wide {
-		header = []string{"DISPATCHED", string(filer.OutcomeDone), "FAILED"}
-		counts = func(m map[string]int64) []string {
-			var all, failed int64
-			for _, n := range m {
-				all += n
-			}
-			for _, o := range failedOutcomes {
-				failed += m[o]
-			}
-			return []string{itoa(all), itoa(m[string(filer.OutcomeDone)]), itoa(failed)}
-		}
-	}
 	var rows [][]string
 	for _, b := range rep.Buckets {
 		row := append([]string{b.Bucket, b.RuleID, b.Kind}, counts(b.Outcomes)...)
