@@ -183,13 +183,23 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 				}
 			}
 		}
-		fl.start(ctx, key, func() error {
+		t := fl.start(ctx, key, func() error {
 			err := p.dispatch(ctx, s, job)
 			if err != nil {
 				g.fail(s.id, err)
 			}
 			return err
 		})
+		// A pass that ended while the dispatch waited for a slot gives a
+		// finished ticket whose dispatch never ran: the shard's walk
+		// stopped there too, or it would count as complete without it.
+		select {
+		case <-t.done:
+			if t.err != nil {
+				g.fail(s.id, t.err)
+			}
+		default:
+		}
 	}
 }
 
