@@ -175,6 +175,13 @@ type ShardResult struct {
 	// Cursor is the persisted one (zero on cold start).
 	CursorSaved bool
 	Cursor      Cursor
+	// WalkSaved says the shard's recovery walk stopped short and saved
+	// its position (WalkPath): the next pass continues it there
+	// (docs/design/daily-run.md#resumable-walks).
+	WalkSaved bool
+	// WalkResumed says the shard's recovery walk continued one an earlier
+	// pass left unfinished, from its saved position.
+	WalkResumed bool
 	// Truncated would say the shard's event queue overflowed and it
 	// missed events; the fan-out now waits for a slow shard instead, so it
 	// stays false (kept for the report's stable "truncated" field).

@@ -124,6 +124,10 @@ type shardRun struct {
 	res      ShardResult
 	walkPlan WalkKind // "" when the shard does not walk this pass
 	walk     *walkGroup
+	// walkPos, for a shard that walks the recovery view, is where its walk
+	// starts and how far it got (docs/design/daily-run.md#resumable-walks);
+	// nil for every other shard.
+	walkPos *walkProgress
 	// coldKeys, on a cold start, holds the keys where the recovery walk
 	// found a replay match not yet due; nil when not tracked (see
 	// trackColdKeys). Written by the walk before it is done.
@@ -167,6 +171,9 @@ func (p *pass) prepareShard(ctx context.Context, id int) *shardRun {
 	s := &shardRun{id: id, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[filer.Outcome]int64{}, OutcomeBytes: map[filer.Outcome]int64{}}}
 	s.persisted, s.found, s.loadErr = LoadCursor(ctx, p.cfg.Store, id)
 	s.res.Cursor = s.persisted
+	if s.loadErr == nil && p.walkPlan(s) == WalkRecovery {
+		s.loadErr = p.planWalkState(ctx, s)
+	}
 	p.byID[id] = s
 	return s
 }
@@ -227,14 +234,21 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	case WalkRecovery:
 		res.Recovery = p.recoveryReason(s)
 		res.Walk = WalkRecovery
+		res.WalkResumed = s.walkPos.resumed
 		if err := s.awaitWalk(); err != nil {
-			// No cursor save: the next pass repeats the recovery walk.
+			// No cursor save: the next pass continues the recovery walk
+			// from the position saved here
+			// (docs/design/daily-run.md#resumable-walks).
 			p.halt(s, err)
+			p.walkSaved(s, p.saveWalk(s, false))
 			return
 		}
-		lastWalked = p.runNowNs
+		// The walk began with its first attempt: a later pass's steady
+		// walk is due from then.
+		lastWalked = s.walkPos.from.StartedNs
 		if s.found { // rule edit or partition flip: rewind and stop
-			p.save(s, p.stamp.cursor(p.floorNs(), lastWalked))
+			p.save(s, p.stamp.cursor(p.replayFloor(s), lastWalked))
+			p.completeWalk(s)
 			return
 		}
 	case WalkSteadyState:
@@ -254,6 +268,27 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	c := p.stamp.cursor(lastOK, lastWalked)
 	c.Summary = sum
 	p.save(s, c)
+	if s.walkPlan == WalkRecovery {
+		p.completeWalk(s)
+	}
+}
+
+// completeWalk marks the shard's recovery walk finished once the cursor
+// after it is saved; until then the next pass would continue it.
+func (p *pass) completeWalk(s *shardRun) {
+	if s.res.CursorSaved {
+		p.walkSaved(s, p.saveWalk(s, true))
+	}
+}
+
+// walkSaved records a failed save of the walk position as the shard's
+// error, as a failed cursor save is: the next pass walks from the first
+// bucket again, or continues a walk already finished.
+func (p *pass) walkSaved(s *shardRun, err error) {
+	if err != nil {
+		s.res.Status = StatusError
+		s.res.Err = joinErr(s.res.Err, err)
+	}
 }
 
 // RecoveryReason is why a shard ran a recovery walk

@@ -63,7 +63,7 @@ func Plan(ctx context.Context, cfg Config) ([]ShardPlan, int64, error) {
 		// cold start replays after its recovery walk (runShard).
 		if p.drains(s) && (sp.Walk != WalkRecovery || !s.found) {
 			sp.Replays = true
-			sp.ReplayFromNs = p.floorNs()
+			sp.ReplayFromNs = p.replayFloor(s)
 			if s.found {
 				sp.ReplayFromNs = s.persisted.TsNs
 			}

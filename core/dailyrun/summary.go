@@ -248,7 +248,7 @@ type replayPlan struct {
 }
 
 func (p *pass) planReplay(s *shardRun) replayPlan {
-	pl := replayPlan{start: p.floorNs()}
+	pl := replayPlan{start: p.replayFloor(s)}
 	if !s.found {
 		return pl
 	}

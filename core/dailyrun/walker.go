@@ -67,7 +67,8 @@ type walkGroup struct {
 	errs map[int]error
 }
 
-// walkItem is one due match for a shard's dispatcher.
+// walkItem is one due match for a shard's dispatcher, or (mark) only a
+// position of a recovery walk.
 type walkItem struct {
 	bucket string
 	up     *filer.Upload
@@ -77,6 +78,14 @@ type walkItem struct {
 	// err, when set, is a key of this shard the listing could not read;
 	// the shard halts on it.
 	err error
+	// phase, pos and done are where a recovery walk's position moves
+	// once this item, and every one queued before it, completed: to pos
+	// ("" leaves it) in bucket's phase, and past the whole phase with
+	// done. mark is an item that carries nothing else.
+	phase walkPhase
+	pos   string
+	done  bool
+	mark  bool
 }
 
 func (it *walkItem) key() string {
@@ -153,10 +162,12 @@ func (p *pass) runWalk(ctx context.Context, g *walkGroup) {
 
 // dispatchWalk dispatches one shard's queued matches, several at once
 // (see flight) and a key's one after the other; after the first that does
-// not complete it drains the rest without dispatching.
+// not complete it drains the rest without dispatching. A recovery walk's
+// position moves, in queue order, past each item only once it and every
+// item before it completed (positions).
 func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <-chan walkItem) {
 	fl := p.newFlight()
-	defer fl.wait()
+	var pos positions
 	for it := range ch {
 		if g.stopped(s.id) {
 			continue
@@ -166,12 +177,21 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 			// here, in key order, after everything before it is
 			// dispatched (a failure among those comes first).
 			fl.wait()
+			pos.settle(s.walkPos)
 			g.fail(s.id, it.err)
+			continue
+		}
+		if it.mark {
+			pos.add(nil, it)
+			if pos.settle(s.walkPos) {
+				p.saveWalkEvery(ctx, s)
+			}
 			continue
 		}
 		key := lookupKey(it.bucket, it.key())
 		job, _ := p.prepare(s, SourceWalker, it.bucket, it.up, it.vt, it.m, it.act)
 		if job == nil {
+			pos.add(nil, it)
 			continue
 		}
 		if s.coldUnsettled != nil {
@@ -200,14 +220,73 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 			}
 		default:
 		}
+		pos.add(t, it)
 	}
+	fl.wait()
+	pos.settle(s.walkPos)
+}
+
+// positions is a shard's queue of recovery-walk positions waiting for
+// the dispatches started before them: the head-of-line rule of cursors
+// (docs/design/daily-run.md#head-of-line-blocking) applied to a walk.
+type positions struct {
+	q []posEntry
+	// blocked is set at the first dispatch that did not complete: the
+	// position never moves past it.
+	blocked bool
+}
+
+type posEntry struct {
+	t      *ticket // nil: nothing to wait for
+	bucket string
+	phase  walkPhase
+	pos    string
+	done   bool
+}
+
+// add queues it's position behind t (its dispatch, or nil). An item
+// without a position still queues its ticket, so later positions wait for
+// it.
+func (q *positions) add(t *ticket, it walkItem) {
+	if t == nil && it.pos == "" && !it.done {
+		return
+	}
+	q.q = append(q.q, posEntry{t: t, bucket: it.bucket, phase: it.phase, pos: it.pos, done: it.done})
+}
+
+// settle moves w past every queued position whose dispatches, and all
+// before them, completed, and reports whether it moved.
+func (q *positions) settle(w *walkProgress) (moved bool) {
+	for len(q.q) > 0 && !q.blocked {
+		e := q.q[0]
+		if e.t != nil {
+			select {
+			case <-e.t.done:
+			default:
+				return moved
+			}
+			if e.t.err != nil {
+				q.blocked, q.q = true, nil
+				return moved
+			}
+		}
+		if w != nil && (e.pos != "" || e.done) {
+			w.advance(e.bucket, e.phase, e.pos, e.done)
+			moved = true
+		}
+		q.q = q.q[1:]
+	}
+	return moved
 }
 
 // listView lists every bucket the view has actions for and queues each due
 // match; matches not yet due are left to replay or a later walk. A bucket
 // whose listing fails (after retries) is skipped and the walk goes on with
 // the next one; its failure is returned in bucketErrs. Only cancellation
-// ends the walk at once (err).
+// ends the walk at once (err). A resumed recovery walk lists each bucket's
+// objects and uploads from the earliest position of the group's shards,
+// and not at all where every shard is past them
+// (docs/design/daily-run.md#resumable-walks).
 func (p *pass) listView(ctx context.Context, g *walkGroup) (bucketErrs []error, err error) {
 	for _, bucket := range g.view.BucketNames() {
 		var versionActs, uploadActs []*engine.CompiledAction
@@ -220,16 +299,30 @@ func (p *pass) listView(ctx context.Context, g *walkGroup) (bucketErrs []error, 
 				versionActs = append(versionActs, a)
 			}
 		}
-		if len(versionActs) > 0 {
-			if err := p.walkObjects(ctx, g, bucket, versionActs); err != nil {
+		if from, all := g.startFrom(bucket, phaseObjects); !all {
+			var err error
+			if len(versionActs) > 0 {
+				err = p.walkObjects(ctx, g, bucket, from, versionActs)
+			}
+			if err == nil {
+				err = g.markAll(ctx, bucket, phaseObjects)
+			}
+			if err != nil {
 				if isCancel(err) || ctx.Err() != nil {
 					return bucketErrs, err
 				}
 				bucketErrs = append(bucketErrs, fmt.Errorf("walk of bucket %s stopped: %w", bucket, err))
 			}
 		}
-		if len(uploadActs) > 0 {
-			if err := p.walkUploads(ctx, g, bucket, uploadActs); err != nil {
+		if _, all := g.startFrom(bucket, phaseUploads); !all {
+			var err error
+			if len(uploadActs) > 0 {
+				err = p.walkUploads(ctx, g, bucket, uploadActs)
+			}
+			if err == nil {
+				err = g.markAll(ctx, bucket, phaseUploads)
+			}
+			if err != nil {
 				if isCancel(err) || ctx.Err() != nil {
 					return bucketErrs, err
 				}
@@ -238,6 +331,44 @@ func (p *pass) listView(ctx context.Context, g *walkGroup) (bucketErrs []error, 
 		}
 	}
 	return bucketErrs, nil
+}
+
+// startFrom is where the group's listing of bucket's phase starts: the
+// earliest position of its shards; all says every shard is past the whole
+// phase.
+func (g *walkGroup) startFrom(bucket string, ph walkPhase) (after string, all bool) {
+	first := true
+	for _, s := range g.shards {
+		pos, done := s.walkPos.startFrom(bucket, ph)
+		if done {
+			continue
+		}
+		if first || pos < after {
+			after = pos
+		}
+		first = false
+	}
+	return after, first
+}
+
+// markAll moves every recovery-walking shard of the group still walking
+// past bucket's phase, once its dispatches there complete.
+func (g *walkGroup) markAll(ctx context.Context, bucket string, ph walkPhase) error {
+	return g.markEach(ctx, walkItem{bucket: bucket, phase: ph, done: true, mark: true})
+}
+
+// markEach queues mark to every recovery-walking shard of the group still
+// walking.
+func (g *walkGroup) markEach(ctx context.Context, mark walkItem) error {
+	for _, s := range g.shards {
+		if s.walkPos == nil || g.stopped(s.id) {
+			continue
+		}
+		if err := g.queue(ctx, s, mark); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (g *walkGroup) fail(id int, err error) {
@@ -268,11 +399,15 @@ func (g *walkGroup) allStopped() bool {
 	return len(g.errs) == len(g.shards)
 }
 
-// owner returns the shard that owns bucket/key if it is in the group and
-// its walk has not stopped.
-func (g *walkGroup) owner(bucket, key string) *shardRun {
+// owner returns the shard that owns bucket/key if it is in the group, its
+// walk has not stopped, and its walk is not already past pos in bucket's
+// phase (uploads: past the whole phase; pos is "").
+func (g *walkGroup) owner(bucket, key string, ph walkPhase, pos string) *shardRun {
 	s := g.shards[lifecycle.ShardID(bucket, key)]
 	if s == nil || g.stopped(s.id) {
+		return nil
+	}
+	if from, done := s.walkPos.startFrom(bucket, ph); done || (from != "" && pos <= from) {
 		return nil
 	}
 	return s
@@ -288,12 +423,12 @@ func (g *walkGroup) queue(ctx context.Context, s *shardRun, it walkItem) error {
 	}
 }
 
-// walkObjects lists bucket and queues every due match on keys of the
-// group's shards. Only the key ranges some action's prefix can select are
-// listed (walkPrefixes); keys outside them match none of acts.
-func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket string, acts []*engine.CompiledAction) error {
+// walkObjects lists bucket after from and queues every due match on keys
+// of the group's shards. Only the key ranges some action's prefix can
+// select are listed (walkPrefixes); keys outside them match none of acts.
+func (p *pass) walkObjects(ctx context.Context, g *walkGroup, bucket, from string, acts []*engine.CompiledAction) error {
 	for _, prefix := range walkPrefixes(acts) {
-		if err := p.walkRange(ctx, g, bucket, prefix, acts); err != nil {
+		if err := p.walkRange(ctx, g, bucket, prefix, from, acts); err != nil {
 			return err
 		}
 	}
@@ -331,10 +466,18 @@ func beforePrefix(pfx string) string {
 	return pfx[:len(pfx)-size]
 }
 
-// walkRange lists the keys of bucket with prefix ("" for all) and queues
-// every due match on keys of the group's shards.
-func (p *pass) walkRange(ctx context.Context, g *walkGroup, bucket, prefix string, acts []*engine.CompiledAction) error {
+// walkRange lists the keys of bucket with prefix ("" for all) after from
+// and queues every due match on keys of the group's shards, each key's
+// last match carrying the key as a recovery walk's position, and each page
+// ending with a mark at its last key.
+func (p *pass) walkRange(ctx context.Context, g *walkGroup, bucket, prefix, from string, acts []*engine.CompiledAction) error {
 	after := beforePrefix(prefix)
+	if from > after {
+		if from >= prefix && !strings.HasPrefix(from, prefix) {
+			return nil // every shard is past the whole range
+		}
+		after = from
+	}
 	for !g.allStopped() {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -350,44 +493,71 @@ func (p *pass) walkRange(ctx context.Context, g *walkGroup, bucket, prefix strin
 			return err
 		}
 		p.cfg.Progress.addWalked(len(objs))
-		for i := range objs {
-			obj := &objs[i]
-			if !strings.HasPrefix(obj.Key, prefix) {
-				if obj.Key > prefix {
-					return nil // past the range
-				}
-				continue // between the listing start and the range
-			}
-			s := g.owner(bucket, obj.Key)
-			if s == nil {
-				continue
-			}
-			if obj.Err != nil {
-				if p.keyNotice(s.id, bucket, obj.Key, obj.Err) {
-					continue // ambiguous: no action, reported
-				}
-				if err := g.queue(ctx, s, walkItem{bucket: bucket, err: obj.Err}); err != nil {
-					return err
-				}
-				continue
-			}
-			p.noteColdKey(s, bucket, obj, acts)
-			for idx := range obj.Versions {
-				m, act, ok := p.snap.BestVersionMatch(acts, obj, idx)
-				if !ok || !m.IsDue(p.cfg.RunNow) {
-					continue
-				}
-				if err := g.queue(ctx, s, walkItem{bucket: bucket, vt: &versionTarget{obj: obj, idx: idx}, m: m, act: act}); err != nil {
-					return err
-				}
+		last, past, err := p.queueObjects(ctx, g, bucket, prefix, objs, acts)
+		if err != nil {
+			return err
+		}
+		// Every shard's part of the page up to last is queued.
+		if last != "" {
+			if err := g.markEach(ctx, walkItem{bucket: bucket, phase: phaseObjects, pos: last, mark: true}); err != nil {
+				return err
 			}
 		}
-		if next == "" {
+		if past || next == "" {
 			return nil
 		}
 		after = next
 	}
 	return nil
+}
+
+// queueObjects queues the due matches of one listed page of the range
+// with prefix. last is the page's last key before the end of the range;
+// past says the page went beyond it.
+func (p *pass) queueObjects(ctx context.Context, g *walkGroup, bucket, prefix string, objs []filer.Object, acts []*engine.CompiledAction) (last string, past bool, err error) {
+	var items []walkItem
+	for i := range objs {
+		obj := &objs[i]
+		if !strings.HasPrefix(obj.Key, prefix) {
+			if obj.Key > prefix {
+				return last, true, nil // past the range
+			}
+			last = obj.Key
+			continue // between the listing start and the range
+		}
+		last = obj.Key
+		s := g.owner(bucket, obj.Key, phaseObjects, obj.Key)
+		if s == nil {
+			continue
+		}
+		if obj.Err != nil {
+			if p.keyNotice(s.id, bucket, obj.Key, obj.Err) {
+				continue // ambiguous: no action, reported
+			}
+			if err := g.queue(ctx, s, walkItem{bucket: bucket, err: obj.Err}); err != nil {
+				return last, false, err
+			}
+			continue
+		}
+		p.noteColdKey(s, bucket, obj, acts)
+		items = items[:0]
+		for idx := range obj.Versions {
+			m, act, ok := p.snap.BestVersionMatch(acts, obj, idx)
+			if !ok || !m.IsDue(p.cfg.RunNow) {
+				continue
+			}
+			items = append(items, walkItem{bucket: bucket, vt: &versionTarget{obj: obj, idx: idx}, m: m, act: act, phase: phaseObjects})
+		}
+		if n := len(items); n > 0 && s.walkPos != nil {
+			items[n-1].pos = obj.Key // the key is done once its last match is
+		}
+		for _, it := range items {
+			if err := g.queue(ctx, s, it); err != nil {
+				return last, false, err
+			}
+		}
+	}
+	return last, false, nil
 }
 
 // trackColdKeys starts recording, for a cold-start shard, which keys the
@@ -397,7 +567,14 @@ func (p *pass) walkRange(ctx context.Context, g *walkGroup, bucket, prefix strin
 // those keys: it skips the lookup for every other key (each lookup is a
 // round trip, and a cold start replays up to the longest rule's TTL of
 // meta-log).
+//
+// A walk resumed from an earlier pass is not tracked: the keys that
+// earlier pass walked are not in this pass's tables, so replay looks up
+// every key it meets (docs/design/daily-run.md#resumable-walks).
 func (p *pass) trackColdKeys(s *shardRun) {
+	if s.walkPos != nil && s.walkPos.resumed {
+		return
+	}
 	if s.walkPlan == WalkRecovery && !s.found {
 		s.coldKeys, s.coldUnsettled = newKeyDues(p.spill, memMax(p.cfg, coldKeysMemMax)), newKeySet(p.spill, memMax(p.cfg, coldKeysMemMax))
 	}
@@ -462,6 +639,11 @@ func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts [
 	}
 }
 
+// walkUploads lists bucket's incomplete uploads and queues every due match
+// on keys of the group's shards. A recovery walk records only that a
+// bucket's uploads are done: ListUploads' markers are the store's own
+// (opaque, in the store's order), so a listing cut short is listed again
+// from its start, and an upload aborted already is NOOP_RESOLVED.
 func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, acts []*engine.CompiledAction) error {
 	after := ""
 	for !g.allStopped() {
@@ -481,7 +663,7 @@ func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, act
 		p.cfg.Progress.addWalked(len(ups))
 		for i := range ups {
 			up := &ups[i]
-			s := g.owner(bucket, up.Key)
+			s := g.owner(bucket, up.Key, phaseUploads, "")
 			if s == nil {
 				continue
 			}
@@ -489,7 +671,7 @@ func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, act
 			if !ok || !m.IsDue(p.cfg.RunNow) {
 				continue
 			}
-			if err := g.queue(ctx, s, walkItem{bucket: bucket, up: up, m: m, act: act}); err != nil {
+			if err := g.queue(ctx, s, walkItem{bucket: bucket, up: up, m: m, act: act, phase: phaseUploads}); err != nil {
 				return err
 			}
 		}
