@@ -109,7 +109,10 @@ target is unchanged and still due) or in a transport error (after 3 attempts)
 halts with its cursor at the last fully processed event; the next pass
 resumes there. A key that cannot be read exactly halts only its own shard; a
 key whose entries share one version ID gets no action and is reported as a
-notice. -runtime and Ctrl-C stop the pass and still save cursors.
+notice. -runtime and Ctrl-C stop the pass and still save cursors; a
+recovery walk (cold start, rule edit) they cut short saves its position,
+and the next pass continues it there instead of walking from the first
+bucket again.
 
 Against a live filer (seaweedfs://, s3://) the meta-log is read only up to
 the server's clock, and a real pass dated more than 2m after it is refused:
@@ -329,21 +332,30 @@ func checkServerClock(ctx context.Context, fl client.Filer, runNow time.Time, dr
 }
 
 // incomplete says how a pass that did not finish left its cursors: the next
-// pass resumes from the saved ones; a shard without one (a dry run, an
-// unfinished recovery walk, a dead filer) starts over.
+// pass resumes from the saved ones, and continues an unfinished recovery
+// walk from the position it saved; a shard without either (a dry run, a
+// dead filer) starts over.
 func incomplete(res *dailyrun.Result) error {
-	saved := 0
+	saved, walks := 0, 0
 	for _, s := range res.Shards {
 		if s.CursorSaved {
 			saved++
+		}
+		if s.WalkSaved {
+			walks++
 		}
 	}
 	cursors := fmt.Sprintf("cursors saved for %d of %d shards; the next pass resumes from them", saved, len(res.Shards))
 	switch {
 	case res.DryRun:
 		cursors = "dry run: no cursor saved"
-	case saved == 0:
+	case saved == 0 && walks == 0:
 		cursors = "no cursor saved; the next pass starts from the previous cursors"
+	case saved == 0:
+		cursors = "no cursor saved"
+	}
+	if walks > 0 && !res.DryRun {
+		cursors += fmt.Sprintf("; unfinished recovery walks of %d shards saved their position, and the next pass continues them there", walks)
 	}
 	return fmt.Errorf("pass %s: %d of %d shards did not finish; %s", res.Status(), res.ShardErrors(), len(res.Shards), cursors)
 }
