@@ -348,10 +348,17 @@ func targetTable(w io.Writer, t TargetReport) error {
 		} else if v.DueMath != nil {
 			due = "now"
 		}
+		outcome := v.Outcome
 		if v.Chosen {
 			rule = "*" + rule
+			if strings.HasPrefix(v.Reason, "object_lock_") {
+				// The next pass dispatches it and the store skips it:
+				// due, and held (JSON keeps outcome never with the
+				// reason).
+				outcome = "held"
+			}
 		}
-		rows = append(rows, []string{Cell(rule), Cell(v.Action), v.Outcome, due})
+		rows = append(rows, []string{Cell(rule), Cell(v.Action), outcome, due})
 	}
 	widths := make([]int, 4)
 	for _, r := range rows {
@@ -425,7 +432,10 @@ func dispatchLine(d *DispatchReport) string {
 		rule = "(no ID)"
 	}
 	bytes := ""
-	if d.Size > 0 || d.BytesFreed > 0 {
+	switch {
+	case d.Held != "" && (d.Size > 0 || d.BytesFreed > 0):
+		bytes = fmt.Sprintf("; %s, frees nothing while held (%s once it ends)", Bytes(d.Size), Bytes(d.BytesFreed))
+	case d.Size > 0 || d.BytesFreed > 0:
 		bytes = fmt.Sprintf("; %s, frees %s", Bytes(d.Size), Bytes(d.BytesFreed))
 	}
 	var s string

@@ -54,6 +54,8 @@ initiation; Days; rounding), and the outcome:
   due          the action applies and is due; the next pass dispatches the
                earliest due action of all rules (marked * in the table)
   not_yet_due  the action applies and becomes due at DUE
+  held         (table only) the next pass dispatches it, and Object Lock
+               makes the store skip it; JSON says never with the reason
   never        the action does not apply as the key is now, or cannot take
                effect; the line beneath says why: a disabled rule, the
                filter, a delete marker with versions beneath it, newer
