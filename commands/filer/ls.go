@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/ilmctl/ilmctl/client"
@@ -149,9 +148,10 @@ func renderLs(w io.Writer, format render.Format, res lsResult) error {
 	}
 	rows := make([][]string, 0, len(res.Versions))
 	for _, v := range res.Versions {
-		rows = append(rows, []string{v.Bucket, v.Key, v.VersionID, yesNo(v.IsLatest), yesNo(v.DeleteMarker), v.Mtime, strconv.FormatInt(v.Size, 10)})
+		rows = append(rows, []string{v.Bucket, v.Key, v.VersionID, yesNo(v.IsLatest), yesNo(v.DeleteMarker), v.Mtime, render.Bytes(v.Size)})
 	}
-	err := render.Table(w, "Versions", []string{"BUCKET", "KEY", "VERSION_ID", "IS_LATEST", "DELETE_MARKER", "MTIME", "SIZE"}, rows)
+	// Sizes in the same units as run's tables; -o json has the byte count.
+	err := render.Table(w, "Versions", []string{"BUCKET", "KEY", "VERSION_ID", "LATEST", "MARKER", "MTIME", "SIZE"}, rows)
 	if err != nil {
 		return err
 	}
