@@ -94,7 +94,7 @@ func (o *options) observe(cfg *dailyrun.Config, sinks metrics.Sinks, format rend
 	if wantProgress(o.terminal(stderr), o.obsFlags.quiet, format) {
 		cfg.Progress = &dailyrun.Progress{}
 		ticks, stopTicks := o.ticker()
-		stop := startProgress(stderr, cfg.Progress, o.runtime, time.Now(), terminalWidth(stderr), o.dryRun, ticks)
+		stop := startProgress(stderr, cfg.Progress, o.runtime, time.Now(), cmdutil.Width(stderr), o.dryRun, ticks)
 		obs.progress = func() {
 			stopTicks()
 			stop()

@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"github.com/ilmctl/ilmctl/render"
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 )
 
 // progressInterval is how often the progress line is redrawn.
@@ -123,19 +121,6 @@ func (l *progressLine) draw(now time.Time) {
 	ms := min(max(now.Sub(l.start), 0).Milliseconds(), l.bar.GetMax64()-1)
 	_ = l.bar.Set64(ms) // errors are the terminal's; the pass goes on
 	l.bar.Describe(l.text(now))
-}
-
-// terminalWidth is the width of the terminal f is, else $COLUMNS, else 80.
-func terminalWidth(w io.Writer) int {
-	if f, ok := w.(*os.File); ok {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
-			return cols
-		}
-	}
-	if cols, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && cols > 0 {
-		return cols
-	}
-	return 80
 }
 
 // startProgress draws p on w now and at every tick until stop, which

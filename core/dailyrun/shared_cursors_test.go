@@ -313,30 +313,8 @@ func TestColdWalkSettlesKeysForOtherShards(t *testing.T) {
 // SeaweedFS) is one action in the pass, not one per shard.
 func TestTargetDispatchedOncePerPass(t *testing.T) {
 	now := ts("2026-11-30T00:00:00Z")
-	snap := snapshotOf("b", filer.VersioningEnabled, lifecycle.Rule{ID: "nc", Enabled: true, NoncurrentDays: 1})
 	st := newSharedStore()
-	st.addBucket("b", filer.VersioningEnabled)
-	var key string
-	for i := 0; ; i++ {
-		key = fmt.Sprintf("k%03d", i)
-		if lifecycle.ShardID("b", key+".versions") != lifecycle.ShardID("b", key+".versions/v_1") {
-			break
-		}
-	}
-	demoted := now.Add(-3 * day)
-	st.objects["b"][key] = &filer.Object{Key: key, Versions: []filer.Version{
-		{VersionID: "v2", IsLatest: true, MtimeNs: demoted.UnixNano(), Size: 1, ETag: "e2"},
-		{VersionID: "v1", MtimeNs: demoted.Add(-day).UnixNano(), Size: 1, ETag: "e1", NoncurrentSinceNs: demoted.UnixNano()},
-	}}
-	st.events = append(st.events,
-		filer.Event{TsNs: demoted.UnixNano(), Type: filer.EventDemote, Bucket: "b", Key: key, VersionID: "v1", Path: key + ".versions"},
-		filer.Event{TsNs: demoted.UnixNano() + 1, Type: filer.EventDemote, Bucket: "b", Key: key, VersionID: "v1", Path: key + ".versions/v_1"})
-	for shard := range lifecycle.ShardCount {
-		c := Cursor{TsNs: demoted.Add(-time.Hour).UnixNano(), RuleSetHash: st.worker.RuleSet, PromotedHash: st.worker.Promoted, LastWalkedNs: 1}
-		if err := SaveCursor(context.Background(), st, shard, c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	snap, _ := crossShardDemotion(t, st, now, 1)
 	res := runStore(t, st, snap, now, func(c *Config) { c.DryRun = true })
 	scanned := 0
 	for _, s := range res.Shards {
@@ -418,30 +396,8 @@ func (r *racingStore) LifecycleDelete(ctx context.Context, req filer.DeleteReque
 // its own beside it, and the report counts one DONE and its bytes once.
 func TestTargetDeletedOnceWhenShardsRace(t *testing.T) {
 	now := ts("2026-11-30T00:00:00Z")
-	snap := snapshotOf("b", filer.VersioningEnabled, lifecycle.Rule{ID: "nc", Enabled: true, NoncurrentDays: 1})
 	st := &racingStore{sharedStore: newSharedStore(), second: make(chan struct{}), waited: make(chan struct{})}
-	st.addBucket("b", filer.VersioningEnabled)
-	var key string
-	for i := 0; ; i++ {
-		key = fmt.Sprintf("k%03d", i)
-		if lifecycle.ShardID("b", key+".versions") != lifecycle.ShardID("b", key+".versions/v_1") {
-			break
-		}
-	}
-	demoted := now.Add(-3 * day)
-	st.objects["b"][key] = &filer.Object{Key: key, Versions: []filer.Version{
-		{VersionID: "v2", IsLatest: true, MtimeNs: demoted.UnixNano(), Size: 1, ETag: "e2"},
-		{VersionID: "v1", MtimeNs: demoted.Add(-day).UnixNano(), Size: 7, ETag: "e1", NoncurrentSinceNs: demoted.UnixNano()},
-	}}
-	st.events = append(st.events,
-		filer.Event{TsNs: demoted.UnixNano(), Type: filer.EventDemote, Bucket: "b", Key: key, VersionID: "v1", Path: key + ".versions"},
-		filer.Event{TsNs: demoted.UnixNano() + 1, Type: filer.EventDemote, Bucket: "b", Key: key, VersionID: "v1", Path: key + ".versions/v_1"})
-	for shard := range lifecycle.ShardCount {
-		c := Cursor{TsNs: demoted.Add(-time.Hour).UnixNano(), RuleSetHash: st.worker.RuleSet, PromotedHash: st.worker.Promoted, LastWalkedNs: now.UnixNano()}
-		if err := SaveCursor(context.Background(), st, shard, c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	snap, key := crossShardDemotion(t, st.sharedStore, now, 7)
 	var once sync.Once
 	res := runStore(t, st, snap, now, func(c *Config) {
 		c.WalkerInterval = 48 * time.Hour
@@ -462,4 +418,37 @@ func TestTargetDeletedOnceWhenShardsRace(t *testing.T) {
 	if len(done) != 1 || done[0] != key+"@v1 DONE" || freed != 7 {
 		t.Errorf("actions %v freeing %d bytes, want one DONE of v1 freeing 7", done, freed)
 	}
+}
+
+// crossShardDemotion gives st a key whose noncurrent v1 (size bytes) is
+// named by two demotion events that shard apart by filer path (the
+// .versions pointer move and the version's own noncurrent stamp, on
+// SeaweedFS), due under the returned NoncurrentDays rule, with every
+// shard's cursor just before them.
+func crossShardDemotion(t *testing.T, st *sharedStore, now time.Time, size int64) (*engine.Snapshot, string) {
+	t.Helper()
+	snap := snapshotOf("b", filer.VersioningEnabled, lifecycle.Rule{ID: "nc", Enabled: true, NoncurrentDays: 1})
+	st.addBucket("b", filer.VersioningEnabled)
+	var key string
+	for i := 0; ; i++ {
+		key = fmt.Sprintf("k%03d", i)
+		if lifecycle.ShardID("b", key+".versions") != lifecycle.ShardID("b", key+".versions/v_1") {
+			break
+		}
+	}
+	demoted := now.Add(-3 * day)
+	st.objects["b"][key] = &filer.Object{Key: key, Versions: []filer.Version{
+		{VersionID: "v2", IsLatest: true, MtimeNs: demoted.UnixNano(), Size: 1, ETag: "e2"},
+		{VersionID: "v1", MtimeNs: demoted.Add(-day).UnixNano(), Size: size, ETag: "e1", NoncurrentSinceNs: demoted.UnixNano()},
+	}}
+	st.events = append(st.events,
+		filer.Event{TsNs: demoted.UnixNano(), Type: filer.EventDemote, Bucket: "b", Key: key, VersionID: "v1", Path: key + ".versions"},
+		filer.Event{TsNs: demoted.UnixNano() + 1, Type: filer.EventDemote, Bucket: "b", Key: key, VersionID: "v1", Path: key + ".versions/v_1"})
+	for shard := range lifecycle.ShardCount {
+		c := Cursor{TsNs: demoted.Add(-time.Hour).UnixNano(), RuleSetHash: st.worker.RuleSet, PromotedHash: st.worker.Promoted, LastWalkedNs: now.UnixNano()}
+		if err := SaveCursor(context.Background(), st, shard, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return snap, key
 }
