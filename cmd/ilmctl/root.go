@@ -10,6 +10,7 @@ import (
 	journalcmd "github.com/ilmctl/ilmctl/commands/journal"
 	reconcilecmd "github.com/ilmctl/ilmctl/commands/reconcile"
 	recoverycmd "github.com/ilmctl/ilmctl/commands/recovery"
+	rulescmd "github.com/ilmctl/ilmctl/commands/rules"
 	runcmd "github.com/ilmctl/ilmctl/commands/run"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -45,7 +46,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage,
 	})
 	cmdutil.Group(root)
 	cmdutil.WrapHelp(root)
-	root.AddCommand(runcmd.NewCommand(), explaincmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), reconcilecmd.NewCommand(), recoverycmd.NewCommand())
+	root.AddCommand(runcmd.NewCommand(), explaincmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), reconcilecmd.NewCommand(), recoverycmd.NewCommand(), rulescmd.NewCommand())
 	return root
 }
 
