@@ -32,6 +32,7 @@ type options struct {
 	walkerInterval         time.Duration
 	s3PathStyle            bool
 	region, state          string
+	rules                  []string
 	output                 func() (render.Format, error)
 }
 
@@ -75,17 +76,25 @@ completed or aborted while its initiation event is still ahead of the
 cursor is listed as gone: replay still dispatches its abort, which ends
 NOOP_RESOLVED.
 
+--rules BUCKET=FILE.xml explains with the lifecycle configuration in FILE
+in place of BUCKET's stored one, as 'ilmctl run --dry-run --rules' does.
+
 Explain only reads: the key's entries as the pass reads them, the uploads
 listing, the cursors and the meta-log.
 
 Exit codes: 0 ok; 1 error (no such bucket or version, unreadable filer);
-2 bad flags.`,
+2 bad flags; 4 the --rules candidate for --bucket was rejected (the
+explanation says so, as for a rejected stored configuration).`,
 		Example: `  # Why is this object still here?
   ilmctl explain --bucket logs --key app/2026-01-01.log
 
   # One version, as a pass on New Year's Day would see it
   ilmctl explain --bucket logs --key app/a.log --version-id v1 \
       --now 2027-01-01T00:00:00Z
+
+  # What a candidate configuration would do to this object
+  ilmctl explain --bucket logs --key app/a.log \
+      --rules logs=testdata/rules/accepted.xml
 
   # Every due verdict, for a script
   ilmctl explain --bucket logs --key app/a.log -o json |
@@ -115,6 +124,7 @@ Exit codes: 0 ok; 1 error (no such bucket or version, unreadable filer);
 	f.BoolVar(&o.s3PathStyle, "s3-path-style", false, "s3:// only: address buckets as host/bucket")
 	f.StringVar(&o.region, "region", "", "s3:// only: signing region (default $AWS_REGION, else us-east-1)")
 	f.StringVar(&o.state, "state", "", "s3:// only: where the pass keeps cursors (default ./ilmctl-state)")
+	f.StringArrayVar(&o.rules, "rules", nil, cmdutil.RulesFlagHelp)
 	o.output = cmdutil.AddOutputFlag(cmd)
 	return cmd
 }
@@ -153,6 +163,10 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cands, err := cmdutil.ReadCandidates(o.rules)
+	if err != nil {
+		return err
+	}
 	fl, err := client.Open(ctx, o.filer, client.Options{
 		Clock: func() time.Time { return now }, MustExist: true, ReadOnly: true,
 		S3: s3store.Options{PathStyle: o.s3PathStyle, Region: o.region, State: o.state},
@@ -162,7 +176,7 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	}
 	defer fl.Close()
 
-	rules, err := cmdutil.LoadRules(ctx, fl)
+	rules, err := cmdutil.LoadRules(ctx, fl, cands)
 	if err != nil {
 		return err
 	}
@@ -185,9 +199,15 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 			cfg.Rules = &rules.Accepted[i]
 		}
 	}
+	// A rejected candidate is explained as a rejected stored configuration
+	// is, and then fails as a pass with it would: exit 4.
+	var candidateErr error
 	for _, be := range rules.Rejected {
 		if be.Bucket == o.bucket {
 			cfg.ConfigErr = be.Err.Error()
+			if _, ok := cands[be.Bucket]; ok {
+				candidateErr = cmdutil.Rejected(cmdutil.RejectedConfiguration(be))
+			}
 		}
 	}
 	// As `ilmctl run` does: a store without a meta-log walks every rule.
@@ -208,7 +228,12 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	}
 	out := render.NewExplainReport(rep)
 	if format == render.FormatJSON {
-		return render.JSON(stdout, out)
+		err = render.JSON(stdout, out)
+	} else {
+		err = render.ExplainTables(stdout, out)
 	}
-	return render.ExplainTables(stdout, out)
+	if err != nil {
+		return err
+	}
+	return candidateErr
 }

@@ -35,6 +35,7 @@ type options struct {
 	newerNoncurrent  string
 	dryRun           bool
 	now              string
+	rules            []string
 	output           func() (render.Format, error)
 	s3               s3Flags
 	s3GRPC           string
@@ -114,6 +115,14 @@ recovery walk (cold start, rule edit) they cut short saves its position,
 and the next pass continues it there instead of walking from the first
 bucket again.
 
+--dry-run --rules BUCKET=FILE.xml (repeatable) previews a candidate
+lifecycle configuration: the pass reads FILE in place of BUCKET's stored
+configuration, through the same parser and engine, and reports what it
+would do; nothing is written. A candidate the parser rejects is reported
+as a rejected stored configuration is (exit 4); 'ilmctl rules check FILE'
+checks one alone. --rules without --dry-run, or for a bucket the filer
+does not have, is a usage error.
+
 Against a live filer (seaweedfs://, s3://) the meta-log is read only up to
 the server's clock, and a real pass dated more than 2m after it is refused:
 use --dry-run to preview a future --now.
@@ -140,6 +149,9 @@ bucket got no action). 3 wins over 4.`,
 
   # Preview what lifecycle will have done by New Year, deleting nothing
   ilmctl run --dry-run --now 2027-01-01T00:00:00Z
+
+  # What would this configuration delete from logs today? (writes nothing)
+  ilmctl run --dry-run --rules logs=testdata/rules/accepted.xml
 
   # Two hosts splitting a cluster capped at 500 deletes/s
   ilmctl run --shards 0-7  --deletes-per-second 500 --workers 2   # host A
@@ -191,6 +203,7 @@ bucket got no action). 3 wins over 4.`,
 	f.StringVar(&o.newerNoncurrent, "newer-noncurrent-count", "versions", cmdutil.NewerNoncurrentFlagHelp)
 	f.BoolVar(&o.dryRun, "dry-run", false, "list every action that would be dispatched; delete nothing, move no cursor")
 	f.StringVar(&o.now, "now", "", "pass clock as RFC3339 (default: the current time), e.g. 2027-01-01T00:00:00Z")
+	f.StringArrayVar(&o.rules, "rules", nil, "with --dry-run: "+cmdutil.RulesFlagHelp)
 	f.StringVar(&o.s3GRPC, "s3-grpc", "", "seaweedfs:// only: SeaweedFS S3 gRPC address for LifecycleDelete (default: the filer host, port 18333)")
 	f.BoolVar(&o.s3.pathStyle, "s3-path-style", false, "s3:// only: address buckets as host/bucket (SeaweedFS, MinIO, IP endpoints) instead of bucket.host")
 	f.StringVar(&o.s3.region, "region", "", "s3:// only: signing region (default $AWS_REGION, else us-east-1)")
@@ -218,6 +231,10 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cands, err := cmdutil.ReadCandidates(o.rules)
+	if err != nil {
+		return err
+	}
 	semantics, err := cmdutil.Semantics(o.dueRounding, o.expiredMarkers, o.newerNoncurrent)
 	if err != nil {
 		return err
@@ -239,13 +256,16 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	rules, err := cmdutil.LoadRules(ctx, fl)
+	rules, err := cmdutil.LoadRules(ctx, fl, cands)
 	if err != nil {
 		return err
 	}
+	for _, b := range cands.Buckets() {
+		fmt.Fprintf(stderr, "ilmctl: bucket %s: previewing the candidate configuration %s in place of the stored one\n", b, cands[b].File)
+	}
 	buckets, bucketErrs := rules.Accepted, rules.Rejected
 	for _, be := range bucketErrs {
-		fmt.Fprintf(stderr, "ilmctl: bucket %s: lifecycle configuration rejected, no action taken on it: %v\n", be.Bucket, be.Err)
+		fmt.Fprintf(stderr, "ilmctl: %v\n", cmdutil.RejectedConfiguration(be))
 	}
 	cfg.Store = fl
 	cfg.Snapshot = engine.CompileWith(buckets, semantics).Snapshot()
@@ -288,20 +308,24 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return cmdutil.Incomplete(incomplete(res))
 	}
 	if len(bucketErrs) > 0 {
-		return cmdutil.Rejected(rejected(bucketErrs))
+		return cmdutil.Rejected(rejected(bucketErrs, cands))
 	}
 	return nil
 }
 
 // rejected says which buckets got no action because their lifecycle
 // configuration was rejected.
-func rejected(bucketErrs []engine.BucketError) error {
+func rejected(bucketErrs []engine.BucketError, cands cmdutil.Candidates) error {
 	names := make([]string, len(bucketErrs))
+	advice := "fix the XML (see the messages above) and put it again"
 	for i, be := range bucketErrs {
 		names[i] = be.Bucket
+		if c, ok := cands[be.Bucket]; ok {
+			advice = fmt.Sprintf("fix the candidate (see the messages above; 'ilmctl rules check %s' checks it alone) and preview it again", c.File)
+		}
 	}
 	return hint.With(fmt.Errorf("pass ok, but %d bucket(s) got no lifecycle action because their configuration was rejected: %s",
-		len(bucketErrs), strings.Join(names, ", ")), "fix the XML (see the messages above) and put it again")
+		len(bucketErrs), strings.Join(names, ", ")), advice)
 }
 
 // maxClockSkew is how far a real pass's clock may run ahead of the
@@ -387,6 +411,9 @@ func (o *options) config() (dailyrun.Config, error) {
 	}
 	if o.inFlight < 0 || o.inFlight > 1024 {
 		return cfg, cmdutil.Usage("--deletes-in-flight %d must be between 1 and 1024, or 0 for the filer's choice", o.inFlight)
+	}
+	if len(o.rules) > 0 && !o.dryRun {
+		return cfg, cmdutil.Usage("--rules %s without --dry-run: add --dry-run: a candidate configuration is previewed, never acted on", o.rules[0])
 	}
 	cfg.Shards, cfg.Limiter, cfg.DryRun, cfg.InFlight = shards, lim, o.dryRun, o.inFlight
 	cfg.WalkerInterval, cfg.MetaLogRetention = o.walkerInterval, o.metaLogRetention
