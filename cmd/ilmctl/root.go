@@ -33,7 +33,8 @@ Start with an embedded filer built from a fixture, then run one pass:
 Exit codes: 0 ok, 1 error, 2 bad usage,
 3 incomplete (a pass that saved its cursors short of the end, or a
   journal/recovery scan that could not read every pool completely),
-4 pass finished but a bucket's lifecycle configuration was rejected,
+4 pass finished but a bucket's lifecycle configuration was rejected
+  (rules check: the document was rejected),
 5 decom verify: the source pool may not be removed yet,
 6 reconcile retained-ambiguous, 7 reconcile corrupt,
 8 reconcile backend-unavailable.`,

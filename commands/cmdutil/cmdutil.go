@@ -18,8 +18,9 @@ const (
 	ExitUsage      = 2 // bad flags or arguments
 	ExitIncomplete = 3 // the pass ran but did not finish: a shard halted, errored, or was cancelled; cursors were saved
 	// ExitRejected: the pass finished, but a bucket's lifecycle
-	// configuration was rejected and the bucket got no action. A pass that
-	// also did not finish exits ExitIncomplete.
+	// configuration (or its --rules candidate) was rejected and the
+	// bucket got no action; `rules check` exits with it for a rejected
+	// document. A pass that also did not finish exits ExitIncomplete.
 	ExitRejected = 4
 	// ExitBlocked: `ilmctl decom verify` checked everything it needed and
 	// found at least one reason the source pool may not be removed yet.
@@ -43,7 +44,7 @@ var (
 	// ErrIncomplete: the pass (or scan) ran but did not finish.
 	ErrIncomplete = errors.New("incomplete")
 	// ErrRejected: the pass finished, but a bucket's lifecycle
-	// configuration was rejected.
+	// configuration was rejected; or `rules check` rejected its document.
 	ErrRejected = errors.New("configuration rejected")
 	// ErrBlocked: decom verify found a reason the pool may not go yet.
 	ErrBlocked = errors.New("blocked")
