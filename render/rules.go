@@ -60,8 +60,9 @@ func NewRulesCheckReport(file string, cfg *lifecycle.Configuration, err error) R
 }
 
 // ruleCellMax is the widest a rule ID or filter cell gets in the rules
-// table; longer ones are shortened in the middle.
-const ruleCellMax = 32
+// table, longer ones shortened in the middle: a row of four columns
+// (# up to 1000, STATUS up to Disabled) then fits 80.
+const ruleCellMax = 28
 
 // actionIndent sets a rule's actions under its row, as explain sets a
 // verdict's sentence under its own; wrapIndent sets an action's further
