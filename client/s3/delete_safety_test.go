@@ -53,8 +53,9 @@ func (a *answering) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// answeringStore is fakeStore over a, with the SDK's own retries off so
-// each case sends one request and never waits.
+// answeringStore is fakeStore over a, with the store's production
+// configuration: each delete attempt sends one DeleteObject (no SDK
+// retries under the pass's own), which each case counts.
 func answeringStore(t *testing.T, a *answering, info *bucketInfo, now time.Time) *Store {
 	t.Helper()
 	st := fakeStore(t, a.fakeS3, info, now)
@@ -62,7 +63,6 @@ func answeringStore(t *testing.T, a *answering, info *bucketInfo, now time.Time)
 	t.Cleanup(srv.Close)
 	st.c = s3api.New(st.c.Options(), func(o *s3api.Options) {
 		o.BaseEndpoint = aws.String(srv.URL)
-		o.Retryer = aws.NopRetryer{}
 	})
 	return st
 }

@@ -119,6 +119,13 @@ func Open(ctx context.Context, addr string, opts Options) (*Store, error) {
 		// reject the SDK's default aws-chunked trailers.
 		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+		// One retry layer: the pass's (docs/design/daily-run.md#retries),
+		// where every attempt waits on the rate limiter and a server
+		// outcome (503 SlowDown) is never retried in-run. The SDK's own
+		// retryer under it turned one delete into up to nine requests, and
+		// could resend a conditional state write that had succeeded,
+		// answering a false conflict.
+		o.Retryer = aws.NopRetryer{}
 	})
 	clock := opts.Clock
 	if clock == nil {
