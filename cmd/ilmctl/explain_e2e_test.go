@@ -154,9 +154,16 @@ func TestExplainErrors(t *testing.T) {
 			t.Errorf("%q: exit %d stderr %q, want exit %d and one line with %q", tc.args[1:], code, stderr, tc.code, tc.msg)
 		}
 	}
-	// A key with nothing is no error: the report says so.
-	out, stderr, code := execute(t, "explain", "--filer", dir, "--bucket", "ver", "--key", "gone", "--now", "2026-11-30T00:00:00Z")
-	if code != 0 || !strings.Contains(out, "no version and no incomplete upload of this key") {
-		t.Errorf("absent key: exit %d %s %s", code, out, stderr)
+	// A key with nothing is a mistake to point at (the report still says
+	// what the pass would do): exit 1, and a leading '/' is named.
+	for _, tc := range []struct{ key, hint string }{
+		{"gone", "ilmctl filer ls --bucket ver lists"},
+		{"/nc/x", "keys have no leading '/': try --key nc/x"},
+	} {
+		out, stderr, code := execute(t, "explain", "--filer", dir, "--bucket", "ver", "--key", tc.key, "--now", "2026-11-30T00:00:00Z")
+		if code != cmdutil.ExitFailure || !strings.Contains(out, "no version and no incomplete upload of this key") ||
+			!strings.Contains(stderr, `no object "`+tc.key+`" in bucket ver`) || !strings.Contains(stderr, tc.hint) {
+			t.Errorf("absent key %q: exit %d %s %s", tc.key, code, out, stderr)
+		}
 	}
 }

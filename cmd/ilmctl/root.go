@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
@@ -43,7 +45,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return cmdutil.Usage("%v (see '%s --help')", err, c.CommandPath())
+		return cmdutil.Usage("%s (see '%s --help')", flagError(err), c.CommandPath())
 	})
 	cmdutil.Group(root)
 	cmdutil.WrapHelp(root)
@@ -83,4 +85,25 @@ func normalizeSingleDashFlags(root *cobra.Command, args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// flagError says what is wrong with a flag's value in the operator's
+// terms, with an example, instead of the parser's (strconv.ParseFloat:
+// parsing "abc": invalid syntax).
+func flagError(err error) string {
+	var bad *pflag.InvalidValueError
+	if !errors.As(err, &bad) {
+		return err.Error()
+	}
+	f := bad.GetFlag()
+	want := map[string]string{
+		"duration": "a duration such as 60m, 1h30m or 90s",
+		"float64":  "a number such as 100 or 0.5",
+		"int":      "a whole number such as 8",
+		"bool":     "true or false",
+	}[f.Value.Type()]
+	if want == "" {
+		return err.Error()
+	}
+	return fmt.Sprintf("--%s %q is not %s", f.Name, bad.GetValue(), want)
 }

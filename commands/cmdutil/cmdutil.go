@@ -161,8 +161,15 @@ func NoArgs(cmd *cobra.Command, args []string) error {
 // unknown subcommand is a usage error (exit 2) instead of cobra's help
 // with exit 0.
 func Group(cmd *cobra.Command) *cobra.Command {
+	// A mistyped subcommand with its flags (ilmctl filer list --filer d)
+	// is about the subcommand, not the flags the group does not have.
+	cmd.FParseErrWhitelist.UnknownFlags = true
+	cmd.SuggestionsMinimumDistance = 2
 	cmd.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
+			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+				return Usage("unknown command %q for %q; did you mean %q? (see '%s --help')", args[0], c.CommandPath(), s[0], c.CommandPath())
+			}
 			return Usage("unknown command %q for %q (see '%s --help')", args[0], c.CommandPath(), c.CommandPath())
 		}
 		return nil

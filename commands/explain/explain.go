@@ -17,6 +17,7 @@ import (
 	"github.com/ilmctl/ilmctl/core/engine"
 	coreexplain "github.com/ilmctl/ilmctl/core/explain"
 	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/internal/hint"
 	"github.com/ilmctl/ilmctl/render"
 	"github.com/spf13/cobra"
 )
@@ -234,6 +235,14 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if len(rep.Versions)+len(rep.Uploads) == 0 && rep.KeyError == "" && o.versionID == "" {
+		// Nothing by that key: say so, with the likeliest slip.
+		err := fmt.Errorf("no object %q in bucket %s on %s: check --key", o.key, o.bucket, o.filer)
+		if k := strings.TrimLeft(o.key, "/"); k != o.key && k != "" {
+			return hint.With(err, fmt.Sprintf("keys have no leading '/': try --key %s", k))
+		}
+		return hint.With(err, fmt.Sprintf("ilmctl filer ls --bucket %s lists an embedded filer's keys", o.bucket))
 	}
 	return candidateErr
 }

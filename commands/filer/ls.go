@@ -42,8 +42,9 @@ type lsUpload struct {
 func newLsCommand() *cobra.Command {
 	var dir, bucket string
 	cmd := &cobra.Command{
-		Use:   "ls",
-		Short: "List every object version and incomplete upload in the filer",
+		Use:        "ls",
+		SuggestFor: []string{"list"},
+		Short:      "List every object version and incomplete upload in the filer",
 		Long: `Ls lists what the embedded filer holds: one row per object version (delete
 markers included) and one per incomplete multipart upload, in bucket and key
 order, versions newest first. Run it after a pass to see what survived.
