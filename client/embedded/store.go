@@ -125,6 +125,8 @@ type Filer struct {
 	// (tests lower it).
 	reads      atomic.Int64
 	readBudget int64
+	// leases are the shard leases passes in this process hold (lease.go).
+	leases leaseTable
 }
 
 var _ filer.Store = (*Filer)(nil)

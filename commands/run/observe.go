@@ -129,7 +129,7 @@ func metricsError(err error, res *dailyrun.Result, rep render.RunReport, stderr 
 	if err == nil {
 		return nil
 	}
-	if res.Status() == dailyrun.StatusOK && len(rep.BucketErrors) == 0 {
+	if !res.Unfinished() && len(rep.BucketErrors) == 0 {
 		return fmt.Errorf("pass ok, but its metrics were not written: %w", err)
 	}
 	fmt.Fprintf(stderr, "ilmctl: metrics not written: %v\n", err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -272,6 +273,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	cfg.RejectedBuckets = len(bucketErrs)
 	cfg.RunNow = runNow
 	cfg.Clock = time.Now
+	cfg.LeaseOwner = leaseOwner()
 
 	sink, err := streamActions(format, &cfg, stdout)
 	if err != nil {
@@ -303,14 +305,25 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	// An unfinished pass (3) outranks a rejected configuration (4): the
 	// pass itself needs a rerun, and the rejection is still reported in
-	// bucket_errors, errors= and on stderr.
-	if res.Status() != dailyrun.StatusOK {
+	// bucket_errors, errors= and on stderr. Shards another host held
+	// (leased) are that host's to run, so they alone need no rerun here.
+	if res.Unfinished() {
 		return cmdutil.Incomplete(incomplete(res))
 	}
 	if len(bucketErrs) > 0 {
 		return cmdutil.Rejected(rejected(bucketErrs, cands))
 	}
 	return nil
+}
+
+// leaseOwner names this process in the shard leases it takes: what another
+// host's report shows as the holder.
+func leaseOwner() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown-host"
+	}
+	return fmt.Sprintf("ilmctl@%s pid %d", host, os.Getpid())
 }
 
 // rejected says which buckets got no action because their lifecycle

@@ -239,6 +239,11 @@ func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) erro
 				p.cfg.OnLimiterWait(waited)
 			}
 		}
+		// A shard whose lease was lost (or a pass that ended) sends no
+		// further delete, whether or not the store checks ctx.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		var derr error
 		out, derr = p.cfg.Store.LifecycleDelete(ctx, req)
 		return derr

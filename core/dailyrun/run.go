@@ -95,6 +95,19 @@ type Config struct {
 	// onClaimWait, when set, is called each time a dispatch waits for
 	// another shard's dispatch of the same target (tests).
 	onClaimWait func(target string)
+	// LeaseOwner names this pass in the shard leases it takes on a store
+	// that lends them (filer.ShardLeaser), e.g. host and process id; the
+	// holder other hosts see. "" means "ilmctl".
+	LeaseOwner string
+	// LeaseTTL is how long a shard lease lasts unless renewed, LeaseRenew
+	// how often the pass renews it (docs/design/daily-run.md#shard-leases);
+	// 0 means DefaultLeaseTTL, DefaultLeaseRenew. LeaseRenew must be
+	// shorter than LeaseTTL.
+	LeaseTTL   time.Duration
+	LeaseRenew time.Duration
+	// Ticker makes the ticker that paces lease renewals; nil means
+	// time.NewTicker. Tests inject one they drive by hand.
+	Ticker func(time.Duration) (<-chan time.Time, func())
 	// RejectedBuckets counts the buckets whose lifecycle configuration was
 	// rejected before the pass (none of their rules is in Snapshot). The
 	// pass does not run them; they count in Result.Errors, so in the
@@ -110,6 +123,7 @@ type ShardStatus string
 // Shard statuses, from best to worst.
 const (
 	StatusOK         ShardStatus = "ok"
+	StatusLeased     ShardStatus = "leased"     // another host holds the shard's lease and runs it: not run here, cursor untouched
 	StatusIncomplete ShardStatus = "incomplete" // the pass's deadline (-runtime) ended it first: the designed cap, cursors saved
 	StatusCancelled  ShardStatus = "cancelled"  // a signal (Ctrl-C, SIGTERM) ended the pass first
 	StatusHalted     ShardStatus = "halted"     // a dispatch ended RETRY_LATER, BLOCKED, STUCK or in a transport error; a key or bucket could not be read
@@ -121,7 +135,14 @@ func (s ShardStatus) String() string { return string(s) }
 // worse reports whether s is a worse ending than t.
 func (s ShardStatus) worse(t ShardStatus) bool { return statusRank[s] > statusRank[t] }
 
-var statusRank = map[ShardStatus]int{StatusOK: 0, StatusIncomplete: 1, StatusCancelled: 2, StatusHalted: 3, StatusError: 4}
+// leased ranks just above ok: the shard is being run, by its lease's
+// holder, so nothing here needs a rerun, but a pass that met one says so
+// (docs/design/daily-run.md#shard-leases).
+var statusRank = map[ShardStatus]int{StatusOK: 0, StatusLeased: 1, StatusIncomplete: 2, StatusCancelled: 3, StatusHalted: 4, StatusError: 5}
+
+// Unfinished reports whether the pass left work of its own undone, so
+// needs a rerun (exit 3): its status is worse than leased.
+func (r *Result) Unfinished() bool { return r.Status().worse(StatusLeased) }
 
 // Result is what one pass did.
 type Result struct {
@@ -268,16 +289,62 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.LeaseTTL > 0 || cfg.LeaseRenew > 0 {
+		ttl, renew := cfg.LeaseTTL, cfg.LeaseRenew
+		if ttl == 0 {
+			ttl = DefaultLeaseTTL
+		}
+		if renew == 0 {
+			renew = DefaultLeaseRenew
+		}
+		if renew >= ttl {
+			return nil, fmt.Errorf("dailyrun: lease renewal every %v must be shorter than the lease ttl %v", renew, ttl)
+		}
+	}
 	cfg.MetaLogRetention = EffectiveRetention(cfg.Store, cfg.MetaLogRetention)
 	started := cfg.Clock()
 	p := newPass(cfg)
 	defer p.spill.close()
 	res := &Result{RunNow: cfg.RunNow, DryRun: cfg.DryRun, RejectedBuckets: cfg.RejectedBuckets}
 
-	states := make([]*shardRun, len(shards))
-	for i, id := range shards {
-		states[i] = p.prepareShard(ctx, id)
+	// Each shard takes its lease before anything of it is read for
+	// running: a shard another host holds is not run and its cursor is
+	// not touched (docs/design/daily-run.md#shard-leases).
+	ls := p.leaser()
+	states := make([]*shardRun, 0, len(shards))
+	var leased []ShardResult
+	var cancels []context.CancelCauseFunc
+	defer func() {
+		for _, cancel := range cancels {
+			cancel(nil)
+		}
+	}()
+	for _, id := range shards {
+		sctx, cancel := context.WithCancelCause(ctx)
+		cancels = append(cancels, cancel)
+		var l *shardLease
+		var leaseErr error
+		if ls != nil {
+			if l, leaseErr = p.takeLease(sctx, ls, id, cancel); filer.AsLeaseHeld(leaseErr) != nil {
+				leased = append(leased, p.leasedShard(ctx, id, leaseErr))
+				continue
+			}
+		}
+		var s *shardRun
+		if leaseErr != nil {
+			s = &shardRun{id: id, loadErr: leaseErr, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[filer.Outcome]int64{}, OutcomeBytes: map[filer.Outcome]int64{}}}
+			p.byID[id] = s
+		} else {
+			s = p.prepareShard(sctx, id)
+		}
+		s.ctx, s.lease = sctx, l
+		states = append(states, s)
 	}
+	defer func() {
+		for _, s := range states {
+			s.lease.release()
+		}
+	}()
 
 	p.startWalks(ctx, states)
 	fan := newFanOut(states, p.queueLimit)
@@ -294,7 +361,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		go func(s *shardRun) {
 			defer wg.Done()
 			defer s.finish()
-			p.runShard(ctx, s)
+			p.runShard(s.ctx, s)
+			p.lostLease(s)
 			s.res.Duration = cfg.Clock().Sub(started)
 		}(s)
 	}
@@ -304,10 +372,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := <-subDone; err != nil && ctx.Err() == nil && !isCancel(err) {
 		res.SubscribeErr = err
 	}
-	p.trackAmbiguous(shards)
+	var held []int
+	for _, s := range states {
+		if s.lease.lostErr() == nil {
+			held = append(held, s.id)
+		}
+	}
+	p.trackAmbiguous(held)
 	for _, s := range states {
 		res.Shards = append(res.Shards, s.res)
 	}
+	res.Shards = append(res.Shards, leased...)
+	sort.Slice(res.Shards, func(i, j int) bool { return res.Shards[i].Shard < res.Shards[j].Shard })
 	res.Actions = p.actions
 	res.Buckets = p.bucketCounts()
 	res.Notices = p.notices
@@ -376,15 +452,16 @@ func (r *Result) Status() ShardStatus {
 	return status
 }
 
-// Errors counts shards that did not end ok and buckets whose lifecycle
+// Errors counts shards that did not end ok (leased ones aside) and buckets whose lifecycle
 // configuration was rejected: the heartbeat's errors=.
 func (r *Result) Errors() int { return r.ShardErrors() + r.RejectedBuckets }
 
-// ShardErrors counts shards that did not end ok.
+// ShardErrors counts shards that did not end ok; a leased shard is not
+// one: its holder runs it.
 func (r *Result) ShardErrors() int {
 	n := 0
 	for _, s := range r.Shards {
-		if s.Status != StatusOK {
+		if s.Status != StatusOK && s.Status != StatusLeased {
 			n++
 		}
 	}

@@ -112,7 +112,12 @@ func newPass(cfg Config) *pass {
 
 // shardRun is one shard's state for the pass.
 type shardRun struct {
-	id        int
+	id int
+	// ctx is the pass's context, cancelled too when the shard's lease is
+	// lost, so every dispatch of the shard (replay's and its walks') stops.
+	ctx context.Context
+	// lease is the shard's lease; nil when the pass takes none.
+	lease     *shardLease
 	persisted Cursor
 	found     bool
 	loadErr   error
@@ -332,6 +337,11 @@ func (p *pass) save(s *shardRun, c Cursor) {
 	if p.cfg.DryRun {
 		return
 	}
+	// A cursor is saved only under a lease shown held just now: a host
+	// that lost it must not overwrite the holder's cursor.
+	if err := s.lease.renew(); err != nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), cursorSaveTimeout)
 	defer cancel()
 	if err := SaveCursor(ctx, p.cfg.Store, s.id, c); err != nil {
@@ -341,6 +351,17 @@ func (p *pass) save(s *shardRun, c Cursor) {
 	}
 	s.res.CursorSaved = true
 	s.res.Cursor = c
+}
+
+// lostLease turns the ending of a shard whose lease was lost before its
+// cursor was saved into halted, with the lease as the reason: the
+// cancellation its dispatches saw is not a signal's.
+func (p *pass) lostLease(s *shardRun) {
+	err := s.lease.lostErr()
+	if err == nil || s.res.CursorSaved {
+		return
+	}
+	s.res.Status, s.res.Err = StatusHalted, err
 }
 
 // joinErr is a and b in one line, "a; b", both matchable by errors.Is.

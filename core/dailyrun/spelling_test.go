@@ -16,6 +16,7 @@ func TestSpellings(t *testing.T) {
 		want string
 	}{
 		{StatusOK, "ok"},
+		{StatusLeased, "leased"},
 		{StatusIncomplete, "incomplete"},
 		{StatusCancelled, "cancelled"},
 		{StatusHalted, "halted"},
@@ -44,7 +45,7 @@ func TestSpellings(t *testing.T) {
 		}
 	}
 	// The pass status is the worst shard status.
-	order := []ShardStatus{StatusOK, StatusIncomplete, StatusCancelled, StatusHalted, StatusError}
+	order := []ShardStatus{StatusOK, StatusLeased, StatusIncomplete, StatusCancelled, StatusHalted, StatusError}
 	for i, a := range order {
 		for j, b := range order {
 			r := &Result{Shards: []ShardResult{{Status: a}, {Status: b}}}

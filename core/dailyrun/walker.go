@@ -141,7 +141,9 @@ func (p *pass) runWalk(ctx context.Context, g *walkGroup) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.dispatchWalk(ctx, g, s, ch)
+			// The shard's own context: a lost lease stops its
+			// dispatches, not the listing the other shards share.
+			p.dispatchWalk(s.ctx, g, s, ch)
 		}()
 	}
 	bucketErrs, err := p.listView(ctx, g)

@@ -311,7 +311,7 @@ func (p *pass) replayFloor(s *shardRun) int64 {
 // a file writes none.
 func (p *pass) saveWalk(s *shardRun, complete bool) error {
 	w := s.walkPos
-	if p.cfg.DryRun || w == nil || (complete && !w.onFiler) {
+	if p.cfg.DryRun || w == nil || (complete && !w.onFiler) || s.lease.lostErr() != nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cursorSaveTimeout)
@@ -339,7 +339,7 @@ func (p *pass) writeWalk(ctx context.Context, s *shardRun, complete bool) error 
 // failure: the save when the walk stops reports it.
 func (p *pass) saveWalkEvery(ctx context.Context, s *shardRun) {
 	w := s.walkPos
-	if p.cfg.DryRun || w == nil {
+	if p.cfg.DryRun || w == nil || s.lease.lostErr() != nil {
 		return
 	}
 	now := p.cfg.Clock()

@@ -47,7 +47,7 @@ var limiterWaitBuckets = []float64{0.0001, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1,
 
 // statuses are every pass status: each is exported, exactly one set to 1,
 // so an alert can compare against 0 instead of testing for absence.
-var statuses = []dailyrun.ShardStatus{dailyrun.StatusOK, dailyrun.StatusIncomplete, dailyrun.StatusCancelled, dailyrun.StatusHalted, dailyrun.StatusError}
+var statuses = []dailyrun.ShardStatus{dailyrun.StatusOK, dailyrun.StatusLeased, dailyrun.StatusIncomplete, dailyrun.StatusCancelled, dailyrun.StatusHalted, dailyrun.StatusError}
 
 // Recorder holds one pass's metrics: create it before the pass (its
 // ObserveLimiterWait is the pass's Config.OnLimiterWait), Record the
@@ -94,7 +94,7 @@ func New() *Recorder {
 		Help: "Actions dispatched in the last pass by bucket, action kind and outcome (DONE, NOOP_RESOLVED, SKIPPED_OBJECT_LOCK, RETRY_LATER, BLOCKED, STUCK, ERROR)."},
 		[]string{"bucket", "kind", "outcome"})
 	r.status = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: Status,
-		Help: "1 for the last pass's status (ok, incomplete: -runtime ended it, cancelled: a signal did, halted, error), 0 for the others."}, []string{"status"})
+		Help: "1 for the last pass's status (ok, leased: another host held some of its shards and ran them, incomplete: -runtime ended it, cancelled: a signal did, halted, error), 0 for the others."}, []string{"status"})
 	r.notices = prometheus.NewCounterVec(prometheus.CounterOpts{Name: NoticesTotal,
 		Help: "What the last pass saw and deliberately did not act on, by notice kind (ambiguous_layout: a key whose layout or version order is ambiguous, left alone; ambiguous_list_unreadable: a shard's list of such keys that could not be read or saved; transition_not_executed: a transition action, which ilmctl does not run; conditional_delete_unproven: an s3:// pass without --check-cas)."},
 		[]string{"kind"})
@@ -121,7 +121,7 @@ func (r *Recorder) ObserveLimiterWait(d time.Duration) { r.limiterWait.Observe(d
 
 // Record sets every metric from a finished pass and its report; end is
 // the wall-clock time the pass ended. The pass succeeded when the run
-// exits 0: its status is ok, no bucket's lifecycle configuration was
+// exits 0: its status is ok or leased, no bucket's lifecycle configuration was
 // rejected, and it was not a dry run.
 func (r *Recorder) Record(res *dailyrun.Result, rep render.RunReport, end time.Time) {
 	status := res.Status()
@@ -158,7 +158,7 @@ func (r *Recorder) Record(res *dailyrun.Result, rep render.RunReport, end time.T
 	r.duration.Set(res.Duration.Seconds())
 	r.lastRun.Set(unixSeconds(end))
 	r.end = end
-	r.succeeded = status == dailyrun.StatusOK && len(rep.BucketErrors) == 0 && !res.DryRun
+	r.succeeded = !res.Unfinished() && len(rep.BucketErrors) == 0 && !res.DryRun
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

@@ -88,12 +88,13 @@ ilmctl_daily_run_last_success_timestamp_seconds 1.795996807e+09
 # HELP ilmctl_daily_run_notices_total What the last pass saw and deliberately did not act on, by notice kind (ambiguous_layout: a key whose layout or version order is ambiguous, left alone; ambiguous_list_unreadable: a shard's list of such keys that could not be read or saved; transition_not_executed: a transition action, which ilmctl does not run; conditional_delete_unproven: an s3:// pass without --check-cas).
 # TYPE ilmctl_daily_run_notices_total counter
 ilmctl_daily_run_notices_total{kind="ambiguous_layout"} 1
-# HELP ilmctl_daily_run_status 1 for the last pass's status (ok, incomplete: -runtime ended it, cancelled: a signal did, halted, error), 0 for the others.
+# HELP ilmctl_daily_run_status 1 for the last pass's status (ok, leased: another host held some of its shards and ran them, incomplete: -runtime ended it, cancelled: a signal did, halted, error), 0 for the others.
 # TYPE ilmctl_daily_run_status gauge
 ilmctl_daily_run_status{status="cancelled"} 0
 ilmctl_daily_run_status{status="error"} 0
 ilmctl_daily_run_status{status="halted"} 0
 ilmctl_daily_run_status{status="incomplete"} 0
+ilmctl_daily_run_status{status="leased"} 0
 ilmctl_daily_run_status{status="ok"} 1
 # HELP s3_lifecycle_cursor_min_ts_ns Shard's replay cursor, Unix ns, as saved by the last pass (or kept from before it); now minus this is the replay lag. 0: no replay cursor (cold, or only walked rules).
 # TYPE s3_lifecycle_cursor_min_ts_ns gauge
