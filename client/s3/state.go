@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
@@ -24,6 +25,8 @@ import (
 type stateStore interface {
 	read(ctx context.Context, path string) ([]byte, error)
 	write(ctx context.Context, path string, data []byte) error
+	// lease takes shard's lease (lease.go, lease_dir_*.go).
+	lease(ctx context.Context, shard int, owner string, ttl time.Duration) (filer.Lease, error)
 	String() string
 }
 
