@@ -11,7 +11,10 @@ DEMO_RECONCILE := --bucket records --object 2025/q3-report.pdf \
 	--version-id 9d2f61c0-5b1e-4c8a-9f3e-1a7b2c4d6e80 --filer $(DEMO) --tiers $(DEMO)/tiers.json
 
 .DEFAULT_GOAL := help
-.PHONY: help build test test-integration test-integration-seaweedfs test-integration-minio demo bench lint fuzz clean
+.PHONY: help build test alerts test-integration test-integration-seaweedfs test-integration-minio demo bench lint fuzz clean
+
+# promtool comes with Debian's prometheus package (.ci/run installs it).
+PROMTOOL ?= promtool
 
 # The servers scripts/seaweedfs.sh and scripts/minio.sh start on loopback.
 # Their ports follow the scripts' own variables, so another set (e.g.
@@ -40,6 +43,11 @@ build: ## build bin/ilmctl
 test: ## vet and run every test with the race detector
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+alerts: ## check deploy/prometheus/ilmctl-rules.yml and run its promtool unit tests
+	@command -v $(PROMTOOL) >/dev/null || { echo "make alerts: no $(PROMTOOL); install it with apt-get install --no-install-recommends prometheus, or set PROMTOOL=" >&2; exit 1; }
+	$(PROMTOOL) check rules deploy/prometheus/ilmctl-rules.yml
+	$(PROMTOOL) test rules deploy/prometheus/ilmctl-rules_test.yml
 
 # -p 1: the packages share one server, and a pass's rule-set hash covers
 # every bucket on it, so one package's new buckets must not land between
