@@ -27,7 +27,7 @@ type Format string
 
 // Output formats.
 const (
-	// FormatTable is what an operator acts on, fitting 120 columns.
+	// FormatTable is what an operator acts on, fitting the terminal.
 	FormatTable Format = "table"
 	// FormatWide is every row and every column, full identifiers.
 	FormatWide Format = "wide"

@@ -268,58 +268,30 @@ func newOutcomeCounter(dryRun, wide bool) outcomeCounter {
 }
 
 // RunTables writes what an operator acts on: a one-line summary of the
-// pass (status, shards ok and halted, deletes by outcome, bucket errors,
-// notices), the shards that dispatched anything or did not finish, the
-// outcomes per bucket and kind, for a dry run every action it would
-// dispatch, and why each unfinished shard stopped. The default fits 120
-// columns: the outcomes that halt a shard are summed in FAILED, and
-// MATCHES, WALKER_AGE, RULE_ID and quiet shards are left out. wide
-// (-o wide) shows every shard and every column.
-func RunTables(w io.Writer, rep RunReport, wide bool) error {
+// pass (status, deletes by outcome, bytes freed, rejected buckets,
+// notices; the shards counted in its title), the shards that dispatched
+// anything or did not finish, the outcomes per bucket and rule, for a dry
+// run every action it would dispatch, and why each unfinished shard
+// stopped. The default stays short of width columns: the outcomes that
+// halt a shard are summed in FAILED; EVENTS, MATCHES, PENDING,
+// WALKER_AGE, KIND, BYTES, a dry run's RULE_ID, SIZE and DUE and quiet
+// shards are left out; long bucket names, rule IDs and keys are
+// shortened in the middle and version IDs to a unique prefix. wide (-o
+// wide) shows every shard and every column, identifiers in full, however
+// wide that is.
+func RunTables(w io.Writer, rep RunReport, wide bool, width int) error {
 	oc := newOutcomeCounter(rep.DryRun, wide)
-	if err := runSummary(w, rep, oc); err != nil {
+	if err := runSummary(w, rep, oc, wide); err != nil {
 		return err
 	}
 	if err := shardTable(w, rep, oc, wide); err != nil {
 		return err
 	}
-	if err := bucketTable(w, rep, oc, wide); err != nil {
+	if err := bucketTable(w, rep, oc, wide, width); err != nil {
 		return err
 	}
-	var rows [][]string
 	if rep.DryRun {
-		rows = nil
-		actions := append([]ActionReport(nil), rep.Actions...)
-		sort.SliceStable(actions, func(i, j int) bool {
-			if actions[i].Bucket != actions[j].Bucket {
-				return actions[i].Bucket < actions[j].Bucket
-			}
-			return actions[i].Key < actions[j].Key
-		})
-		for _, a := range actions {
-			due := "now"
-			if a.Due != nil {
-				due = a.Due.Format(time.RFC3339)
-			}
-			target := a.VersionID
-			if a.UploadID != "" {
-				target = "upload:" + a.UploadID
-			}
-			row := []string{a.Bucket, a.Key, dash(target), a.Kind}
-			if wide {
-				row = append(row, a.RuleID)
-			}
-			size := Bytes(a.Size)
-			if a.UploadID != "" {
-				size = "-" // an upload's parts are not sized by the listing
-			}
-			rows = append(rows, append(row, size, due))
-		}
-		header := []string{"BUCKET", "KEY", "VERSION_ID", "KIND"}
-		if wide {
-			header = append(header, "RULE_ID")
-		}
-		if err := Table(w, "\nWould dispatch (dry run: nothing deleted, no cursor moved)", append(header, "SIZE", "DUE"), rows); err != nil {
+		if err := wouldDispatchTable(w, rep, wide, width); err != nil {
 			return err
 		}
 	}
@@ -335,31 +307,110 @@ func RunTables(w io.Writer, rep RunReport, wide bool) error {
 	return nil
 }
 
-// bucketTable is the outcomes per bucket, rule and kind, with BYTES, the
-// size of the versions the DONE (a dry run: DRY_RUN) deletes reached, and
-// FREED, what they free for good. By default a real pass's outcomes are
-// DONE, NOOP (NOOP_RESOLVED), LOCKED (SKIPPED_OBJECT_LOCK) and FAILED (the
-// rest), so every outcome is counted; -o wide shows each outcome.
-func bucketTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error {
+// wouldDispatchTable lists a dry run's actions by bucket and key: what
+// would be deleted (VERSION: the version ID, an AbortMPU's upload ID) and
+// how (KIND); -o wide adds RULE_ID, SIZE and DUE.
+func wouldDispatchTable(w io.Writer, rep RunReport, wide bool, width int) error {
+	actions := append([]ActionReport(nil), rep.Actions...)
+	sort.SliceStable(actions, func(i, j int) bool {
+		if actions[i].Bucket != actions[j].Bucket {
+			return actions[i].Bucket < actions[j].Bucket
+		}
+		return actions[i].Key < actions[j].Key
+	})
+	short := func(id string) string { return id }
+	if !wide {
+		ids := make([]string, 0, len(actions))
+		for _, a := range actions {
+			ids = append(ids, a.VersionID, a.UploadID)
+		}
+		abbrev := Abbrev(ids, ShortIDLen)
+		short = func(id string) string { return abbrev[id] }
+	}
+	var rows [][]string
+	for _, a := range actions {
+		target := short(a.VersionID)
+		if a.UploadID != "" {
+			target = short(a.UploadID)
+			if wide {
+				target = "upload:" + a.UploadID
+			}
+		}
+		row := []string{a.Bucket, a.Key, dash(target), a.Kind}
+		if !wide {
+			rows = append(rows, row)
+			continue
+		}
+		due := "now"
+		if a.Due != nil {
+			due = a.Due.Format(time.RFC3339)
+		}
+		size := Bytes(a.Size)
+		if a.UploadID != "" {
+			size = "-" // an upload's parts are not sized by the listing
+		}
+		rows = append(rows, append(row, a.RuleID, size, due))
+	}
+	title := "\nWould dispatch (dry run: nothing deleted, no cursor moved)"
+	if wide {
+		return Table(w, title, []string{"BUCKET", "KEY", "VERSION_ID", "KIND", "RULE_ID", "SIZE", "DUE"}, rows)
+	}
+	header := []string{"BUCKET", "KEY", "VERSION", "KIND"}
+	return Table(w, title, header, fitRows(header, rows, width, 1, 0))
+}
+
+// bucketTable is the outcomes per bucket and rule, with FREED, what the
+// DONE (a dry run: DRY_RUN) deletes free for good. By default a real
+// pass's outcomes are DONE, NOOP (NOOP_RESOLVED), LOCKED
+// (SKIPPED_OBJECT_LOCK) and FAILED (the rest), so every outcome is
+// counted, summed over the rule's action kinds. -o wide has a row per
+// kind, each outcome, and BYTES, the size of the versions the DONE
+// deletes reached.
+func bucketTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool, width int) error {
 	completed := string(filer.OutcomeDone)
 	if rep.DryRun {
 		completed = dailyrun.OutcomeDryRun.String()
 	}
-	header := oc.header
-	counts := oc.counts
 	var rows [][]string
-	for _, b := range rep.Buckets {
-		row := append([]string{b.Bucket, b.RuleID, b.Kind}, counts(b.Outcomes)...)
-		rows = append(rows, append(row, Bytes(b.Bytes[completed]), Bytes(b.BytesFreed)))
+	if wide {
+		for _, b := range rep.Buckets {
+			row := append([]string{b.Bucket, b.RuleID, b.Kind}, oc.counts(b.Outcomes)...)
+			rows = append(rows, append(row, Bytes(b.Bytes[completed]), Bytes(b.BytesFreed)))
+		}
+		header := append(append([]string{"BUCKET", "RULE", "KIND"}, oc.header...), "BYTES", "FREED")
+		return Table(w, "\nDispatched by bucket, rule and kind", header, rows)
 	}
-	header = append(append([]string{"BUCKET", "RULE", "KIND"}, header...), "BYTES", "FREED")
-	return Table(w, "\nDispatched by bucket, rule and kind", header, rows)
+	type ruleKey struct{ bucket, rule string }
+	var order []ruleKey
+	sums := map[ruleKey]*BucketReport{}
+	for _, b := range rep.Buckets {
+		k := ruleKey{b.Bucket, b.RuleID}
+		s, ok := sums[k]
+		if !ok {
+			s = &BucketReport{Outcomes: map[string]int64{}}
+			sums[k] = s
+			order = append(order, k)
+		}
+		for o, n := range b.Outcomes {
+			s.Outcomes[o] += n
+		}
+		s.BytesFreed += b.BytesFreed
+	}
+	for _, k := range order {
+		row := append([]string{k.bucket, k.rule}, oc.counts(sums[k].Outcomes)...)
+		rows = append(rows, append(row, Bytes(sums[k].BytesFreed)))
+	}
+	header := append(append([]string{"BUCKET", "RULE"}, oc.header...), "FREED")
+	return Table(w, "\nDispatched by bucket and rule (-o wide: by kind, with BYTES)", header, fitRows(header, rows, width, 1, 0))
 }
 
-// runSummary is the pass in one row; FREED is what its deletes
-// freed (a dry run: would free). HALTED counts every shard that did
-// not end ok (halted, cancelled or error: the heartbeat's errors=).
-func runSummary(w io.Writer, rep RunReport, oc outcomeCounter) error {
+// runSummary is the pass in one row, its shards counted in the title;
+// FREED is what its deletes freed (a dry run: would free), REJECTED the
+// buckets whose lifecycle configuration was rejected. A shard that did
+// not end ok (halted, cancelled, incomplete or error: the heartbeat's
+// errors=) "did not finish". -o wide adds the SHARDS, OK and HALTED
+// columns.
+func runSummary(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error {
 	total := map[string]int64{}
 	ok := 0
 	for _, s := range rep.Shards {
@@ -370,22 +421,32 @@ func runSummary(w io.Writer, rep RunReport, oc outcomeCounter) error {
 			ok++
 		}
 	}
-	header := append([]string{"STATUS", "SHARDS", "OK", "HALTED"}, oc.header...)
-	header = append(header, "FREED", "BUCKET_ERRORS", "NOTICES")
-	row := append([]string{rep.Status, strconv.Itoa(len(rep.Shards)), strconv.Itoa(ok), strconv.Itoa(len(rep.Shards) - ok)}, oc.counts(total)...)
-	row = append(row, Bytes(rep.BytesFreed), strconv.Itoa(len(rep.BucketErrors)), strconv.Itoa(len(rep.Notices)))
-	return Table(w, "Pass", header, [][]string{row})
+	halted := len(rep.Shards) - ok
+	header := []string{"STATUS"}
+	row := []string{rep.Status}
+	if wide {
+		header = append(header, "SHARDS", "OK", "HALTED")
+		row = append(row, strconv.Itoa(len(rep.Shards)), strconv.Itoa(ok), strconv.Itoa(halted))
+	}
+	header = append(append(header, oc.header...), "FREED", "REJECTED", "NOTICES")
+	row = append(append(row, oc.counts(total)...), Bytes(rep.BytesFreed), strconv.Itoa(len(rep.BucketErrors)), strconv.Itoa(len(rep.Notices)))
+	title := fmt.Sprintf("Pass over %d shards: all finished", len(rep.Shards))
+	if halted > 0 {
+		title = fmt.Sprintf("Pass over %d shards: %d did not finish", len(rep.Shards), halted)
+	}
+	return Table(w, title, header, [][]string{row})
 }
 
 // shardTable lists the shards; by default only those that dispatched
-// anything or did not finish, as the summary accounts for the others.
+// anything or did not finish, as the summary accounts for the others, and
+// without EVENTS (events scanned), MATCHES, PENDING (matches not yet due)
+// and WALKER_AGE.
 func shardTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error {
-	header := []string{"SHARD", "STATUS", "EVENTS"}
+	header := []string{"SHARD", "STATUS"}
 	if wide {
-		header = append(header, "MATCHES")
+		header = append(header, "EVENTS", "MATCHES", "PENDING")
 	}
-	header = append(append(header, "PENDING"), oc.header...)
-	header = append(header, "CURSOR_LAG")
+	header = append(append(header, oc.header...), "CURSOR_LAG")
 	if wide {
 		header = append(header, "WALKER_AGE")
 	}
@@ -395,12 +456,11 @@ func shardTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error 
 		if !wide && !shardActed(s) {
 			continue
 		}
-		row := []string{fmt.Sprintf("%02d", s.Shard), s.Status, itoa(s.EventsScanned)}
+		row := []string{fmt.Sprintf("%02d", s.Shard), s.Status}
 		if wide {
-			row = append(row, itoa(s.Matches))
+			row = append(row, itoa(s.EventsScanned), itoa(s.Matches), itoa(s.Pending))
 		}
-		row = append(append(row, itoa(s.Pending)), oc.counts(s.Dispatched)...)
-		row = append(row, lag(s.CursorLagSeconds))
+		row = append(append(row, oc.counts(s.Dispatched)...), lag(s.CursorLagSeconds))
 		if wide {
 			row = append(row, lag(s.WalkerAgeSeconds))
 		}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
@@ -57,39 +58,123 @@ func haltedReport() RunReport {
 	return rep
 }
 
-// The default run tables sum the halting outcomes in FAILED, count every
-// shard that did not finish as HALTED, list only the shards that
-// dispatched or did not finish, and say why each stopped; -o wide lists
-// every shard with every outcome column.
+// The default run tables sum the halting outcomes in FAILED, count in
+// the title every shard that did not finish, list only the shards that
+// dispatched or did not finish, and say why each stopped, short of 80
+// columns; -o wide lists every shard with every outcome column, as wide
+// as that is.
 func TestRunTablesHaltedGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		wide bool
 	}{{"run-halted.txt", false}, {"run-halted-wide.txt", true}} {
 		var b bytes.Buffer
-		if err := RunTables(&b, haltedReport(), tc.wide); err != nil {
+		if err := RunTables(&b, haltedReport(), tc.wide, 80); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, tc.name, b.String())
 		if !tc.wide {
-			for i, line := range strings.Split(b.String(), "\n") {
-				if len(line) > 120 {
-					t.Errorf("line %d is %d columns: %s", i+1, len(line), line)
-				}
-			}
+			fitsWidth(t, b.String(), 80)
 		}
 	}
 	var b bytes.Buffer
-	if err := RunTables(&b, haltedReport(), false); err != nil {
+	if err := RunTables(&b, haltedReport(), false, 80); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
-	if got := strings.Fields(lines[2]); !cmp.Equal(got, []string{"halted", "16", "14", "2", "4", "0", "1", "1", "3.0", "MiB", "1", "1"}) {
+	if lines[0] != "Pass over 16 shards: 2 did not finish" {
+		t.Errorf("summary title %q", lines[0])
+	}
+	if got := strings.Fields(lines[2]); !cmp.Equal(got, []string{"halted", "4", "0", "1", "1", "3.0", "MiB", "1", "1"}) {
 		t.Errorf("summary row %q", lines[2])
 	}
 	for _, quiet := range []string{"\n00 ", "\n07 ", "\n15 "} {
 		if strings.Contains(b.String(), quiet) {
 			t.Errorf("quiet shard%s listed by default", quiet)
+		}
+	}
+}
+
+// longDryRun is a dry run over names as long as S3 allows them to be
+// kept readable: a 63-character bucket, long rule IDs and keys, 32-digit
+// version IDs that differ within their first 12 digits.
+func longDryRun() RunReport {
+	bucket := "analytics-" + strings.Repeat("eu-west-", 6) + "archive"
+	due := time.Date(2026, 3, 17, 0, 0, 0, 0, time.UTC)
+	rep := RunReport{Status: "ok", DryRun: true, BytesFreed: 3 << 30}
+	for s := 0; s < 16; s++ {
+		rep.Shards = append(rep.Shards, ShardReport{Shard: s, Status: "ok", Walk: "steady_state", Dispatched: map[string]int64{"DRY_RUN": 1}})
+	}
+	for i, key := range []string{
+		"exports/2026/03/17/customers/eu/full-snapshot-part-00001.parquet",
+		"exports/2026/03/17/customers/eu/full-snapshot-part-00002.parquet",
+		"x",
+	} {
+		rep.Actions = append(rep.Actions, ActionReport{Bucket: bucket, Key: key, VersionID: fmt.Sprintf("7ffe8b3c1a%d2d9f0c4e8b7a6d5c4b3a2f1e", i),
+			Kind: "NoncurrentDays", RuleID: "expire-noncurrent-versions-of-customer-exports-after-thirty-days", Due: &due, Size: 1 << 30})
+	}
+	rep.Actions = append(rep.Actions, ActionReport{Bucket: "logs", Key: "big", UploadID: "f81d4fae-7dec-11d0-a765-00a0c91e6bf6", Kind: "AbortMPU", RuleID: "abort"})
+	rep.Buckets = []BucketReport{
+		{Bucket: bucket, RuleID: "expire-noncurrent-versions-of-customer-exports-after-thirty-days", Kind: "NoncurrentDays",
+			Outcomes: map[string]int64{"DRY_RUN": 3}, Bytes: map[string]int64{"DRY_RUN": 3 << 30}, BytesFreed: 3 << 30},
+		{Bucket: "logs", RuleID: "abort", Kind: "AbortMPU", Outcomes: map[string]int64{"DRY_RUN": 1}, Bytes: map[string]int64{}},
+	}
+	return rep
+}
+
+// At 80 columns and at 120 every default line stays short of the width:
+// long keys, bucket names and rule IDs keep their start and end, version
+// IDs a unique prefix; the wider terminal shortens less, and -o wide
+// nothing.
+func TestRunTablesFitWidth(t *testing.T) {
+	rep := longDryRun()
+	prev := -1
+	for _, width := range []int{80, 120} {
+		var b bytes.Buffer
+		if err := RunTables(&b, rep, false, width); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		fitsWidth(t, out, width)
+		for _, want := range []string{"exports/20", "001.parquet", "002.parquet", "7ffe8b3c1a02 ", "7ffe8b3c1a12 ", "f81d4fae-7de ", "expire-non", "thirty-days", "analytics-eu"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("width %d: %q missing:\n%s", width, want, out)
+			}
+		}
+		if strings.Contains(out, "7ffe8b3c1a12d9f0c4e8b7a6d5c4b3a2f1e") {
+			t.Errorf("width %d: version ID not shortened:\n%s", width, out)
+		}
+		if prev >= 0 && utf8.RuneCountInString(out) <= prev {
+			t.Errorf("width %d shortens as much as 80:\n%s", width, out)
+		}
+		prev = utf8.RuneCountInString(out)
+	}
+	var b bytes.Buffer
+	if err := RunTables(&b, rep, true, 80); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"exports/2026/03/17/customers/eu/full-snapshot-part-00001.parquet", "7ffe8b3c1a12d9f0c4e8b7a6d5c4b3a2f1e",
+		"upload:f81d4fae-7dec-11d0-a765-00a0c91e6bf6", "expire-noncurrent-versions-of-customer-exports-after-thirty-days", "2026-03-17T00:00:00Z"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("-o wide lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "…") {
+		t.Errorf("-o wide shortened something:\n%s", b.String())
+	}
+}
+
+// fitsWidth fails for every line of out that a terminal of width columns
+// would wrap (width runes or more: the cursor then sits past the edge) or
+// that ends in blanks.
+func fitsWidth(t *testing.T, out string, width int) {
+	t.Helper()
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if n := utf8.RuneCountInString(line); n >= width {
+			t.Errorf("line %d is %d runes, not under %d:\n%s", i+1, n, width, line)
+		}
+		if strings.TrimRight(line, " ") != line {
+			t.Errorf("line %d ends in blanks: %q", i+1, line)
 		}
 	}
 }

@@ -21,7 +21,7 @@ func TestExplainDemoGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("explain %v: exit %d: %s", bk, code, stderr)
 			}
-			fits(t, "explain "+bk[1], out)
+			fitsWidth(t, "explain "+bk[1], out, 121)
 			all.WriteString("== " + label + ": explain --bucket " + bk[0] + " --key " + bk[1] + "\n" + out + "\n")
 		}
 	}

@@ -15,13 +15,19 @@ import (
 	goldenfile "github.com/ilmctl/ilmctl/internal/golden"
 )
 
-// fits fails for every line of out wider than maxWidth, or ending in a
-// blank.
+// fits fails for every line of out that an 80-column terminal would
+// wrap (maxWidth runes or more), or ending in a blank.
 func fits(t *testing.T, what, out string) {
 	t.Helper()
+	fitsWidth(t, what, out, maxWidth)
+}
+
+// fitsWidth is fits for a terminal of width columns.
+func fitsWidth(t *testing.T, what, out string, maxWidth int) {
+	t.Helper()
 	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		if n := utf8.RuneCountInString(line); n > maxWidth {
-			t.Errorf("%s line %d is %d columns, more than %d:\n%s", what, i+1, n, maxWidth, line)
+		if n := utf8.RuneCountInString(line); n >= maxWidth {
+			t.Errorf("%s line %d is %d columns, not under %d:\n%s", what, i+1, n, maxWidth, line)
 		}
 		if strings.TrimRight(line, " ") != line {
 			t.Errorf("%s line %d ends in blanks: %q", what, i+1, line)
@@ -29,17 +35,19 @@ func fits(t *testing.T, what, out string) {
 	}
 }
 
-// The demo's tables, as make demo prints them, fit 120 columns and read
-// as the golden files show: the dry run lists what it would do, the pass
-// leads with its summary and lists only the shards that dispatched, and
-// what the filer holds fits too.
+// The demo's tables, as make demo prints them where stdout is no terminal
+// and $COLUMNS is unset, fit 80 columns and read as the golden files show:
+// the dry run lists what it would do, the pass leads with its summary and
+// lists only the shards that dispatched, and what the filer holds fits
+// too.
 func TestDemoTablesGolden(t *testing.T) {
+	t.Setenv("COLUMNS", "")
 	dir := loadDemo(t)
 	ls, stderr, code := execute(t, "filer", "ls", "--filer", dir)
 	if code != 0 {
 		t.Fatalf("filer ls: %s", stderr)
 	}
-	fits(t, "filer ls", ls)
+	fitsWidth(t, "filer ls", ls, 121)
 	golden(t, "demo-filer-ls.txt", ls)
 
 	dry, stderr, code := execute(t, "run", "--dry-run", "--now", demoNow, "--filer", dir)
@@ -55,12 +63,12 @@ func TestDemoTablesGolden(t *testing.T) {
 	}
 	fits(t, "run", pass)
 	golden(t, "demo-run.txt", pass)
-	if !strings.HasPrefix(pass, "Pass\nSTATUS ") {
+	if !strings.HasPrefix(pass, "Pass over 16 shards: all finished\nSTATUS ") {
 		t.Errorf("the report does not lead with the pass summary:\n%s", pass)
 	}
 
 	ls, _, _ = execute(t, "filer", "ls", "--filer", dir)
-	fits(t, "filer ls after the pass", ls)
+	fitsWidth(t, "filer ls after the pass", ls, 121)
 
 	next, stderr, code := execute(t, "run", "-runtime", "60m", "--now", "2026-12-01T00:00:00Z", "--filer", dir)
 	if code != 0 {
@@ -71,15 +79,18 @@ func TestDemoTablesGolden(t *testing.T) {
 }
 
 // -o wide is every shard and every column of the same pass: the 16 shards,
-// MATCHES and WALKER_AGE, each halting outcome in its own column.
+// EVENTS, MATCHES, PENDING and WALKER_AGE, each halting outcome in its own
+// column, a row per action kind with BYTES. It is as wide as that takes
+// (wider than 80 columns), whatever the terminal.
 func TestDemoRunWideGolden(t *testing.T) {
+	t.Setenv("COLUMNS", "")
 	dir := loadDemo(t)
 	out, stderr, code := execute(t, "run", "-runtime", "60m", "--now", demoNow, "--filer", dir, "-o", "wide")
 	if code != 0 {
 		t.Fatalf("run -o wide exit %d: %s", code, stderr)
 	}
 	golden(t, "demo-run-wide.txt", out)
-	for _, col := range []string{"MATCHES", "WALKER_AGE", "RETRY_LATER", "BLOCKED", "STUCK", "ERROR"} {
+	for _, col := range []string{"EVENTS", "MATCHES", "PENDING", "WALKER_AGE", "RETRY_LATER", "BLOCKED", "STUCK", "ERROR", "KIND", "BYTES"} {
 		if !strings.Contains(out, col) {
 			t.Errorf("-o wide has no %s column", col)
 		}
@@ -278,8 +289,9 @@ func golden(t *testing.T, name, got string) {
 	goldenfile.Check(t, name, got, "A change to what the demo's passes do (lifecycle semantics, testdata/demo/fixture.json) shows here too. ")
 }
 
-// maxWidth is the terminal width the default tables must fit.
-const maxWidth = 120
+// maxWidth is the terminal width the default tables must fit: what
+// cmdutil.Width gives when stdout is no terminal and $COLUMNS is unset.
+const maxWidth = 80
 
 // demoNow is the Makefile's DEMO_NOW: the demo's first pass.
 const demoNow = "2026-11-30T00:00:00Z"

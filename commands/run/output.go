@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"github.com/ilmctl/ilmctl/render"
 )
@@ -74,5 +75,5 @@ func writeReport(stdout io.Writer, format render.Format, rep render.RunReport, s
 		}
 		return nil
 	}
-	return render.RunTables(stdout, rep, format == render.FormatWide)
+	return render.RunTables(stdout, rep, format == render.FormatWide, cmdutil.Width(stdout))
 }

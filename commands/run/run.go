@@ -71,15 +71,18 @@ ExpiredObjectDeleteMarker, NewerNoncurrentVersions), dispatches
 identity-checked deletes under one shared rate limit, saves per-shard
 cursors, prints a heartbeat line on stderr and a report on stdout.
 
-The report fits 120 columns: a one-line summary of the pass, then only the
-shards that dispatched or did not finish, and the outcomes per bucket and
-kind. -o wide shows every shard and every column; -o json is one document;
--o jsonl writes each action as one JSON line as it completes, then a
-summary line (the -o json document without actions). Every count has its
-bytes beside it (the sizes of the versions reached; JSON bytes,
-dispatched_bytes, size per action) and FREED (JSON bytes_freed) is what
-the pass freed, or a dry run would free: versions deleted for good, not
-ones a delete marker only hides.
+The report fits the terminal (80 columns off a terminal unless $COLUMNS
+says otherwise): a one-line summary of the pass, then only the shards
+that dispatched or did not finish, and the outcomes per bucket and rule;
+long names are shortened in the middle, version IDs to a unique prefix.
+-o wide shows every shard and every column, identifiers in full, however
+wide; -o json is one document; -o jsonl writes each action as one JSON
+line as it completes, then a summary line (the -o json document without
+actions). In JSON every count has its bytes beside it (the sizes of the
+versions reached: bytes, dispatched_bytes, size per action; -o wide's
+BYTES), and FREED (JSON bytes_freed) is what the pass freed, or a dry run
+would free: versions deleted for good, not ones a delete marker only
+hides.
 
 Due times follow AWS: Days are counted from creation (or from when a version
 became noncurrent, or from upload initiation) and rounded up to the next
