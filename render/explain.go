@@ -246,11 +246,15 @@ func foundBy(replay, walk bool) string {
 	return "walk"
 }
 
-// ExplainTables writes an explanation for a person: one line on the key
-// and its bucket, then per version and upload what the next pass does
-// with it and every rule's verdict, then where the pass stands.
-func ExplainTables(w io.Writer, rep ExplainReport) error {
-	if _, err := fmt.Fprintln(w, Title(w, rep.Bucket+"/"+Cell(rep.Key))); err != nil {
+// ExplainTables writes an explanation for a person, every line short of
+// width columns: the key and its bucket, then per version and upload what
+// the next pass does with it and every rule's verdict, then where the
+// pass stands. Sentences wrap at spaces; a key or rule ID too long for a
+// line is shortened in the middle (-o json has them whole).
+func ExplainTables(w io.Writer, rep ExplainReport, width int) error {
+	width = max(width, 40)
+	p := paragrapher{w: w, width: width}
+	if _, err := fmt.Fprintln(w, Title(w, Middle(rep.Bucket+"/"+Cell(rep.Key), width-1))); err != nil {
 		return err
 	}
 	head := fmt.Sprintf("at %s; versioning %s", rep.Now.Format(time.RFC3339), rep.Versioning)
@@ -258,7 +262,7 @@ func ExplainTables(w io.Writer, rep ExplainReport) error {
 		head += ", Object Lock"
 	}
 	head += fmt.Sprintf("; due rounding %s; expired markers %s", rep.DueRounding, rep.ExpiredMarkerDays)
-	if _, err := fmt.Fprintln(w, head); err != nil {
+	if err := p.write(head); err != nil {
 		return err
 	}
 	var notes []string
@@ -282,24 +286,25 @@ func ExplainTables(w io.Writer, rep ExplainReport) error {
 		notes = append(notes, "no version and no incomplete upload of this key")
 	}
 	for _, n := range notes {
-		if _, err := fmt.Fprintln(w, Cell(n)); err != nil {
+		if err := p.write(n); err != nil {
 			return err
 		}
 	}
 	for _, t := range rep.Versions {
-		if err := targetTable(w, t); err != nil {
+		if err := targetTable(p, t); err != nil {
 			return err
 		}
 	}
 	for _, t := range rep.Uploads {
-		if err := targetTable(w, t); err != nil {
+		if err := targetTable(p, t); err != nil {
 			return err
 		}
 	}
-	return standingTable(w, rep.Pass)
+	return standingTable(p, rep.Pass)
 }
 
-func targetTable(w io.Writer, t TargetReport) error {
+func targetTable(p paragrapher, t TargetReport) error {
+	w := p.w
 	var title string
 	switch {
 	case t.UploadID != "" && t.Gone:
@@ -330,13 +335,17 @@ func targetTable(w io.Writer, t TargetReport) error {
 		}
 		title = fmt.Sprintf("\nVersion %s (%s)", Cell(t.VersionID), strings.Join(attrs, ", "))
 	}
-	if _, err := fmt.Fprintln(w, Title(w, title)); err != nil {
+	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}
-	if err := paragraph(w, dispatchLine(t.Dispatch)); err != nil {
+	if err := p.title(strings.TrimPrefix(title, "\n")); err != nil {
 		return err
 	}
-	rows := [][]string{{"RULE", "ACTION", "OUTCOME", "DUE"}}
+	if err := p.write(dispatchLine(t.Dispatch)); err != nil {
+		return err
+	}
+	header := []string{"RULE", "ACTION", "OUTCOME", "DUE"}
+	var rows [][]string
 	for _, v := range t.Verdicts {
 		rule := v.RuleID
 		if rule == "" && v.RuleIndex > 0 {
@@ -344,7 +353,7 @@ func targetTable(w io.Writer, t TargetReport) error {
 		}
 		due := "-"
 		if v.Due != nil {
-			due = v.Due.Format(time.RFC3339)
+			due = ShortTime(*v.Due)
 		} else if v.DueMath != nil {
 			due = "now"
 		}
@@ -360,6 +369,7 @@ func targetTable(w io.Writer, t TargetReport) error {
 		}
 		rows = append(rows, []string{Cell(rule), Cell(v.Action), outcome, due})
 	}
+	rows = append([][]string{header}, fitRows(header, rows, p.width, 0)...)
 	widths := make([]int, 4)
 	for _, r := range rows {
 		for i, c := range r {
@@ -380,7 +390,7 @@ func targetTable(w io.Writer, t TargetReport) error {
 		if i == 0 {
 			continue
 		}
-		for _, line := range wrap(Cell(t.Verdicts[i-1].Detail), whyWidth) {
+		for _, line := range wrapShort(Cell(t.Verdicts[i-1].Detail), p.width-1-len(whyIndent)) {
 			if _, err := fmt.Fprintln(w, whyIndent+line); err != nil {
 				return err
 			}
@@ -389,12 +399,8 @@ func targetTable(w io.Writer, t TargetReport) error {
 	return nil
 }
 
-// whyIndent and whyWidth lay a verdict's sentence out under its row,
-// within 120 columns.
-const (
-	whyIndent = "    "
-	whyWidth  = 116
-)
+// whyIndent sets a verdict's sentence under its row.
+const whyIndent = "    "
 
 // wrap breaks s at spaces into lines of at most width runes; a word
 // longer than width gets a line of its own.
@@ -420,6 +426,16 @@ func wrap(s string, width int) []string {
 		lines = append(lines, cur.String())
 	}
 	return lines
+}
+
+// wrapShort is wrap with every word longer than width (a key, an ID)
+// shortened in the middle to fit a line.
+func wrapShort(s string, width int) []string {
+	words := strings.Fields(s)
+	for i, w := range words {
+		words[i] = Middle(w, width)
+	}
+	return wrap(strings.Join(words, " "), width)
 }
 
 // dispatchLine says what the next pass does with a target.
@@ -456,7 +472,8 @@ func dispatchLine(d *DispatchReport) string {
 	return s
 }
 
-func standingTable(w io.Writer, p StandingReport) error {
+func standingTable(pw paragrapher, p StandingReport) error {
+	w := pw.w
 	pl := p.Plan
 	cursor, walked := "cold", "never"
 	if pl.CursorError != "" {
@@ -473,8 +490,11 @@ func standingTable(w io.Writer, p StandingReport) error {
 	if pl.Recovery != "" {
 		next += " (" + pl.Recovery + ")"
 	}
-	rows := [][]string{{fmt.Sprintf("%02d", p.Shard), cursor, walked, next, replayCell(pl)}}
-	if err := Table(w, "\nPass (the shard that walks this key)", []string{"SHARD", "CURSOR", "LAST_WALKED", "NEXT_WALK", "REPLAY"}, rows); err != nil {
+	rows := [][]string{{fmt.Sprintf("%02d", p.Shard), cursor, walked, next}}
+	if err := Table(w, "\nPass (the shard that walks this key)", []string{"SHARD", "CURSOR", "LAST_WALKED", "NEXT_WALK"}, rows); err != nil {
+		return err
+	}
+	if err := pw.write(replayLine(pl)); err != nil {
 		return err
 	}
 	var line string
@@ -506,34 +526,49 @@ func standingTable(w io.Writer, p StandingReport) error {
 	default:
 		line = "last event: not looked up; no shard replays the meta-log this pass"
 	}
-	if err := paragraph(w, line); err != nil {
+	if err := pw.write(line); err != nil {
 		return err
 	}
 	if pl.CursorError != "" {
-		return paragraph(w, "cursor unreadable, the pass halts this shard: "+pl.CursorError)
+		return pw.write("cursor unreadable, the pass halts this shard: " + pl.CursorError)
 	}
 	return nil
 }
 
-// paragraph writes s wrapped within 120 columns, continuation lines
-// indented by two spaces.
-func paragraph(w io.Writer, s string) error {
-	for i, line := range wrap(Cell(s), whyWidth+2) {
+// paragrapher writes sentences to w wrapped short of width columns.
+type paragrapher struct {
+	w     io.Writer
+	width int
+}
+
+// write writes s wrapped, continuation lines indented by two spaces.
+func (p paragrapher) write(s string) error {
+	return p.lines(s, func(line string) string { return line })
+}
+
+// title writes s as write does, each line styled as a title.
+func (p paragrapher) title(s string) error {
+	return p.lines(s, func(line string) string { return Title(p.w, line) })
+}
+
+func (p paragrapher) lines(s string, style func(string) string) error {
+	for i, line := range wrapShort(Cell(s), p.width-3) {
 		if i > 0 {
 			line = "  " + line
 		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
+		if _, err := fmt.Fprintln(p.w, style(line)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func replayCell(pl ShardPlanReport) string {
+// replayLine says from when the shard's next pass replays the meta-log.
+func replayLine(pl ShardPlanReport) string {
 	if !pl.Replays {
-		return "no"
+		return "replay: none; the shard does not replay the meta-log next pass"
 	}
-	return "from " + time.Unix(0, pl.ReplayFromNs).UTC().Format(time.RFC3339)
+	return "replay: from " + time.Unix(0, pl.ReplayFromNs).UTC().Format(time.RFC3339)
 }
 
 // glueUnits keeps a byte unit with its number ("5.1 GiB") so a line never

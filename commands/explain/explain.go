@@ -231,7 +231,7 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	if format == render.FormatJSON {
 		err = render.JSON(stdout, out)
 	} else {
-		err = render.ExplainTables(stdout, out)
+		err = render.ExplainTables(stdout, out, cmdutil.Width(stdout))
 	}
 	if err != nil {
 		return err
