@@ -44,3 +44,20 @@ func commonPrefix(a, b string) int {
 	}
 	return n
 }
+
+// longID is the length past which ShortIDs shortens an ID: a digest or a
+// UUID, not a name a person gave ("mpu-logs-0001") or "null".
+const longID = 16
+
+// ShortIDs returns how a table shows each of ids: an ID longer than 16
+// characters as its Abbrev prefix of at least ShortIDLen, unique among
+// ids; a shorter one whole.
+func ShortIDs(ids []string) func(string) string {
+	abbrev := Abbrev(ids, ShortIDLen)
+	return func(id string) string {
+		if len(id) <= longID {
+			return id
+		}
+		return abbrev[id]
+	}
+}

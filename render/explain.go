@@ -369,7 +369,7 @@ func targetTable(p paragrapher, t TargetReport) error {
 		}
 		rows = append(rows, []string{Cell(rule), Cell(v.Action), outcome, due})
 	}
-	rows = append([][]string{header}, fitRows(header, rows, p.width, 0)...)
+	rows = append([][]string{header}, FitRows(header, rows, p.width, 0)...)
 	widths := make([]int, 4)
 	for _, r := range rows {
 		for i, c := range r {

@@ -13,7 +13,7 @@ const DefaultWidth = 80
 // start and end ("app/b…ch.log") to tell it from its neighbours.
 const minFitCell = 12
 
-// fitRows shortens, in the middle, the cells of the columns in shrink so
+// FitRows shortens, in the middle, the cells of the columns in shrink so
 // that the table Table prints from header and rows stays short of width
 // (every line under width runes, so a terminal of that width wraps
 // nothing). The widest of those columns gives way first, none below
@@ -21,7 +21,7 @@ const minFitCell = 12
 // width is left that wide. Cells are returned as Table prints them
 // (Cell), so quoting happens before shortening and a shortened cell is
 // still one column.
-func fitRows(header []string, rows [][]string, width int, shrink ...int) [][]string {
+func FitRows(header []string, rows [][]string, width int, shrink ...int) [][]string {
 	out := make([][]string, len(rows))
 	widths := make([]int, len(header))
 	for i, h := range header {

@@ -324,8 +324,7 @@ func wouldDispatchTable(w io.Writer, rep RunReport, wide bool, width int) error 
 		for _, a := range actions {
 			ids = append(ids, a.VersionID, a.UploadID)
 		}
-		abbrev := Abbrev(ids, ShortIDLen)
-		short = func(id string) string { return abbrev[id] }
+		short = ShortIDs(ids)
 	}
 	var rows [][]string
 	for _, a := range actions {
@@ -356,7 +355,7 @@ func wouldDispatchTable(w io.Writer, rep RunReport, wide bool, width int) error 
 		return Table(w, title, []string{"BUCKET", "KEY", "VERSION_ID", "KIND", "RULE_ID", "SIZE", "DUE"}, rows)
 	}
 	header := []string{"BUCKET", "KEY", "VERSION", "KIND"}
-	return Table(w, title, header, fitRows(header, rows, width, 1, 0))
+	return Table(w, title, header, FitRows(header, rows, width, 1, 0))
 }
 
 // bucketTable is the outcomes per bucket and rule, with FREED, what the
@@ -401,7 +400,7 @@ func bucketTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool, width
 		rows = append(rows, append(row, Bytes(sums[k].BytesFreed)))
 	}
 	header := append(append([]string{"BUCKET", "RULE"}, oc.header...), "FREED")
-	return Table(w, "\nDispatched by bucket and rule (-o wide: by kind, with BYTES)", header, fitRows(header, rows, width, 1, 0))
+	return Table(w, "\nDispatched by bucket and rule (-o wide: by kind, with BYTES)", header, FitRows(header, rows, width, 1, 0))
 }
 
 // runSummary is the pass in one row, its shards counted in the title;

@@ -19,12 +19,6 @@ import (
 // wrap (maxWidth runes or more), or ending in a blank.
 func fits(t *testing.T, what, out string) {
 	t.Helper()
-	fitsWidth(t, what, out, maxWidth)
-}
-
-// fitsWidth is fits for a terminal of width columns.
-func fitsWidth(t *testing.T, what, out string, maxWidth int) {
-	t.Helper()
 	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if n := utf8.RuneCountInString(line); n >= maxWidth {
 			t.Errorf("%s line %d is %d columns, not under %d:\n%s", what, i+1, n, maxWidth, line)
@@ -47,7 +41,7 @@ func TestDemoTablesGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("filer ls: %s", stderr)
 	}
-	fitsWidth(t, "filer ls", ls, 121)
+	fits(t, "filer ls", ls)
 	golden(t, "demo-filer-ls.txt", ls)
 
 	dry, stderr, code := execute(t, "run", "--dry-run", "--now", demoNow, "--filer", dir)
@@ -68,7 +62,11 @@ func TestDemoTablesGolden(t *testing.T) {
 	}
 
 	ls, _, _ = execute(t, "filer", "ls", "--filer", dir)
-	fitsWidth(t, "filer ls after the pass", ls, 121)
+	fits(t, "filer ls after the pass", ls)
+	wide, _, _ := execute(t, "filer", "ls", "--filer", dir, "-o", "wide")
+	if !strings.Contains(wide, "MTIME") || !strings.Contains(wide, "2026-11-25T18:00:00Z") {
+		t.Errorf("filer ls -o wide has no MTIME:\n%s", wide)
+	}
 
 	next, stderr, code := execute(t, "run", "-runtime", "60m", "--now", "2026-12-01T00:00:00Z", "--filer", dir)
 	if code != 0 {
@@ -271,7 +269,8 @@ func TestOutputFormats(t *testing.T) {
 		{[]string{"journal", "ls", "--meta", "../../testdata/ilm/pool-a", "-o", "jsonl"}, `-o "jsonl": use table, wide or json`},
 		{[]string{"journal", "ls", "--meta", "../../testdata/ilm/pool-a", "-o", "wide"}, ""},
 		{[]string{"journal", "show", "ilm/x.json", "--meta", "../../testdata/ilm/pool-a", "-o", "wide"}, `-o "wide": use table or json`},
-		{[]string{"filer", "ls", "--filer", dir, "-o", "wide"}, `-o "wide": use table or json`},
+		{[]string{"filer", "ls", "--filer", dir, "-o", "wide"}, ""},
+		{[]string{"filer", "ls", "--filer", dir, "-o", "jsonl"}, `-o "jsonl": use table, wide or json`},
 		{[]string{"filer", "ls", "--filer", dir, "-o", "json"}, ""},
 	} {
 		_, stderr, code := execute(t, tc.args...)

@@ -49,17 +49,22 @@ func newLsCommand() *cobra.Command {
 markers included) and one per incomplete multipart upload, in bucket and key
 order, versions newest first. Run it after a pass to see what survived.
 
-is_latest marks each key's current version; a key whose latest version is a
-delete marker reads as deleted to S3 clients. Times are RFC3339 in UTC.
+LATEST marks each key's current version; a key whose latest version is a
+delete marker (MARKER) reads as deleted to S3 clients. The table fits the
+terminal (80 columns off a terminal unless $COLUMNS says otherwise): long
+keys are shortened in the middle, long version and upload IDs to a unique
+prefix. -o wide adds MTIME and shows every identifier whole; -o json has
+every field. Times are RFC3339 in UTC.
 Ls only reads: it opens filer.db read-only, beside other readers, and never
 creates, repairs or changes it; a directory without filer.db, or a damaged
 filer.db, is an error.`,
 		Example: `  ilmctl filer ls
   ilmctl filer ls --filer /tmp/ilm-demo --bucket logs
+  ilmctl filer ls -o wide
   ilmctl filer ls -o json | jq '.versions[] | select(.is_latest)'`,
 		Args: cmdutil.NoArgs,
 	}
-	format := cmdutil.AddOutputFlag(cmd)
+	format := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	addFilerFlag(cmd, &dir)
 	cmd.Flags().StringVar(&bucket, "bucket", "", "list only this bucket")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -74,7 +79,7 @@ filer.db, is an error.`,
 		if err != nil {
 			return err
 		}
-		return renderLs(cmd.OutOrStdout(), out, res)
+		return renderLs(cmd.OutOrStdout(), out, res, cmdutil.Width(cmd.OutOrStdout()))
 	}
 	return cmd
 }
@@ -143,27 +148,54 @@ func listBucket(ctx context.Context, s corefiler.Store, bucket string, res *lsRe
 	}
 }
 
-func renderLs(w io.Writer, format render.Format, res lsResult) error {
+// renderLs writes the listing; the table (not -o wide) short of width
+// columns.
+func renderLs(w io.Writer, format render.Format, res lsResult, width int) error {
 	if format == render.FormatJSON {
 		return render.JSON(w, res)
 	}
+	wide := format == render.FormatWide
+	short := func(id string) string { return id }
+	if !wide {
+		ids := make([]string, 0, len(res.Versions)+len(res.Uploads))
+		for _, v := range res.Versions {
+			ids = append(ids, v.VersionID)
+		}
+		for _, u := range res.Uploads {
+			ids = append(ids, u.UploadID)
+		}
+		short = render.ShortIDs(ids)
+	}
 	rows := make([][]string, 0, len(res.Versions))
 	for _, v := range res.Versions {
-		rows = append(rows, []string{v.Bucket, v.Key, v.VersionID, yesNo(v.IsLatest), yesNo(v.DeleteMarker), v.Mtime, render.Bytes(v.Size)})
+		row := []string{v.Bucket, v.Key, short(v.VersionID), yesNo(v.IsLatest), yesNo(v.DeleteMarker), render.Bytes(v.Size)}
+		if wide {
+			row = append(row, v.Mtime)
+		}
+		rows = append(rows, row)
 	}
 	// Sizes in the same units as run's tables; -o json has the byte count.
-	err := render.Table(w, "Versions", []string{"BUCKET", "KEY", "VERSION_ID", "LATEST", "MARKER", "MTIME", "SIZE"}, rows)
-	if err != nil {
+	header := []string{"BUCKET", "KEY", "VERSION_ID", "LATEST", "MARKER", "SIZE"}
+	if wide {
+		header = append(header, "MTIME")
+	} else {
+		rows = render.FitRows(header, rows, width, 1, 0)
+	}
+	if err := render.Table(w, "Versions", header, rows); err != nil {
 		return err
 	}
 	rows = rows[:0]
 	for _, u := range res.Uploads {
-		rows = append(rows, []string{u.Bucket, u.Key, u.UploadID, u.Initiated})
+		rows = append(rows, []string{u.Bucket, u.Key, short(u.UploadID), u.Initiated})
 	}
 	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}
-	return render.Table(w, "Uploads", []string{"BUCKET", "KEY", "UPLOAD_ID", "INITIATED"}, rows)
+	header = []string{"BUCKET", "KEY", "UPLOAD_ID", "INITIATED"}
+	if !wide {
+		rows = render.FitRows(header, rows, width, 1, 0)
+	}
+	return render.Table(w, "Uploads", header, rows)
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
