@@ -407,20 +407,24 @@ func bucketTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool, width
 // FREED is what its deletes freed (a dry run: would free), REJECTED the
 // buckets whose lifecycle configuration was rejected. A shard that did
 // not end ok (halted, cancelled, incomplete or error: the heartbeat's
-// errors=) "did not finish". -o wide adds the SHARDS, OK and HALTED
+// errors=) "did not finish"; a shard another host holds (leased) is that
+// host's, and is counted apart. -o wide adds the SHARDS, OK and HALTED
 // columns.
 func runSummary(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error {
 	total := map[string]int64{}
-	ok := 0
+	ok, leased := 0, 0
 	for _, s := range rep.Shards {
 		for o, n := range s.Dispatched {
 			total[o] += n
 		}
-		if s.Status == dailyrun.StatusOK.String() {
+		switch s.Status {
+		case dailyrun.StatusOK.String():
 			ok++
+		case dailyrun.StatusLeased.String():
+			leased++
 		}
 	}
-	halted := len(rep.Shards) - ok
+	halted := len(rep.Shards) - ok - leased
 	header := []string{"STATUS"}
 	row := []string{rep.Status}
 	if wide {
@@ -432,6 +436,9 @@ func runSummary(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error 
 	title := fmt.Sprintf("Pass over %d shards: all finished", len(rep.Shards))
 	if halted > 0 {
 		title = fmt.Sprintf("Pass over %d shards: %d did not finish", len(rep.Shards), halted)
+	}
+	if leased > 0 {
+		title += fmt.Sprintf(", %d leased by another host", leased)
 	}
 	return Table(w, title, header, [][]string{row})
 }

@@ -337,3 +337,16 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	goldenfile.Check(t, name, got, "")
 }
+
+// A shard another host holds is that host's: the summary counts it apart
+// from the shards that did not finish.
+func TestRunSummaryCountsLeasedApart(t *testing.T) {
+	rep := RunReport{Status: "halted", Shards: []ShardReport{{Shard: 0, Status: "ok"}, {Shard: 1, Status: "leased"}, {Shard: 2, Status: "halted"}}}
+	var buf bytes.Buffer
+	if err := RunTables(&buf, rep, false, 80); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(buf.String(), "\n"); first != "Pass over 3 shards: 1 did not finish, 1 leased by another host" {
+		t.Errorf("title %q", first)
+	}
+}
