@@ -44,7 +44,7 @@ test: ## vet and run every test with the race detector
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
-alerts: ## check deploy/prometheus/ilmctl-rules.yml and run its promtool unit tests
+alerts: ## promtool: check the alert rules and their tests
 	@command -v $(PROMTOOL) >/dev/null || { echo "make alerts: no $(PROMTOOL); install it with apt-get install --no-install-recommends prometheus, or set PROMTOOL=" >&2; exit 1; }
 	$(PROMTOOL) check rules deploy/prometheus/ilmctl-rules.yml
 	$(PROMTOOL) test rules deploy/prometheus/ilmctl-rules_test.yml
@@ -52,25 +52,25 @@ alerts: ## check deploy/prometheus/ilmctl-rules.yml and run its promtool unit te
 # -p 1: the packages share one server, and a pass's rule-set hash covers
 # every bucket on it, so one package's new buckets must not land between
 # another package's passes.
-test-integration: ## run the integration tests against a real SeaweedFS, then the s3:// ones against a real MinIO
+test-integration: ## integration tests on a real SeaweedFS, then MinIO
 	$(MAKE) --no-print-directory test-integration-seaweedfs
 	$(MAKE) --no-print-directory test-integration-minio
 
-test-integration-seaweedfs: ## build and start a real SeaweedFS on loopback, run every integration test, stop it
+test-integration-seaweedfs: ## build, start SeaweedFS on loopback, run them all
 	scripts/seaweedfs.sh install >/dev/null
 	scripts/seaweedfs.sh reset
 	scripts/seaweedfs.sh start
 	$(IT_ENV) $(GO) test -tags integration -race -count=1 -p 1 -timeout 30m ./...; \
 		rc=$$?; scripts/seaweedfs.sh stop; exit $$rc
 
-test-integration-minio: ## build and start a real MinIO on loopback, run the s3:// integration tests, stop it
+test-integration-minio: ## start MinIO on loopback, run the s3:// tests
 	scripts/minio.sh install >/dev/null
 	scripts/minio.sh reset
 	scripts/minio.sh start
 	$(MINIO_IT_ENV) $(GO) test -tags integration -race -count=1 -p 1 -timeout 20m $(MINIO_IT_PKGS); \
 		rc=$$?; scripts/minio.sh stop; exit $$rc
 
-demo: build ## load testdata/demo/fixture.json into ./demo-data, explain a key, run lifecycle passes on it, then reconcile a legacy transitioned version (needs scripts/seaweedfs.sh start, else skipped)
+demo: build ## demo filer: explain, run passes, reconcile
 	@rm -rf $(DEMO)
 	@echo "== load testdata/demo/fixture.json into an embedded filer at $(DEMO)"
 	$(BIN) filer load testdata/demo/fixture.json --filer $(DEMO)
@@ -107,7 +107,7 @@ BENCH_VERSIONS ?= 100000,1000000
 ifeq ($(BENCH_10M),1)
 BENCH_VERSIONS := $(BENCH_VERSIONS),10000000
 endif
-bench: build ## run the Go benchmarks, then passes on generated fixtures at 100k and 1M versions (BENCH_10M=1 adds 10M)
+bench: build ## Go benchmarks, passes at 100k/1M (BENCH_10M=1)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 	$(GO) build -o bin/genfixture ./scripts/genfixture
 	$(GO) run ./scripts/benchpass -ilmctl $(BIN) -genfixture bin/genfixture -versions $(BENCH_VERSIONS)
@@ -117,7 +117,7 @@ lint: ## gofmt and go vet
 	$(GO) vet ./...
 
 FUZZTIME ?= 20s
-fuzz: ## run every fuzz target (decoders, lifecycle XML) for 20s each (FUZZTIME=)
+fuzz: ## every fuzz target for 20s each (FUZZTIME=)
 	@for pkg in $$($(GO) list ./...); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$f"; \
