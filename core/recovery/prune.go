@@ -185,21 +185,12 @@ func pruneDeleteErr(s metastore.Store, key string, err error) error {
 // pruneExports lists and strictly decodes every export, by control ID.
 func pruneExports(ctx context.Context, s metastore.Store) (map[string][]pruneArtifact, error) {
 	out := map[string][]pruneArtifact{}
-	err := metastore.ListAll(ctx, s, ExportPrefix, 1000, func(objs []metastore.Object) error {
-		for _, o := range objs {
-			b, etag, err := s.Get(ctx, o.Key)
-			if errors.Is(err, metastore.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			x, err := DecodeExport(o.Key, b)
-			if err != nil {
-				return fmt.Errorf("export %s fails strict decoding (%v), so its control cannot be told; nothing is pruned: %w", o.Key, err, ErrConflict)
-			}
-			out[x.ControlID] = append(out[x.ControlID], pruneArtifact{o.Key, etag})
+	err := eachStored(ctx, s, ExportPrefix, 1000, func(key string, b []byte, etag string) error {
+		x, err := DecodeExport(key, b)
+		if err != nil {
+			return fmt.Errorf("export %s fails strict decoding (%v), so its control cannot be told; nothing is pruned: %w", key, err, ErrConflict)
 		}
+		out[x.ControlID] = append(out[x.ControlID], pruneArtifact{key, etag})
 		return nil
 	})
 	if err != nil && !errors.Is(err, ErrConflict) {
@@ -212,23 +203,14 @@ func pruneExports(ctx context.Context, s metastore.Store) (map[string][]pruneArt
 // controls one not yet Completed names.
 func pruneDispositions(ctx context.Context, s metastore.Store) (map[string][]string, map[string]bool, error) {
 	byControl, inflight := map[string][]string{}, map[string]bool{}
-	err := metastore.ListAll(ctx, s, DispositionPrefix, 1000, func(objs []metastore.Object) error {
-		for _, o := range objs {
-			b, _, err := s.Get(ctx, o.Key)
-			if errors.Is(err, metastore.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			d, err := DecodeDisposition(o.Key, b)
-			if err != nil {
-				return fmt.Errorf("disposition %s fails strict decoding (%v), so its control cannot be told; nothing is pruned: %w", o.Key, err, ErrConflict)
-			}
-			byControl[d.ControlID] = append(byControl[d.ControlID], o.Key)
-			if d.State != Completed {
-				inflight[d.ControlID] = true
-			}
+	err := eachStored(ctx, s, DispositionPrefix, 1000, func(key string, b []byte, _ string) error {
+		d, err := DecodeDisposition(key, b)
+		if err != nil {
+			return fmt.Errorf("disposition %s fails strict decoding (%v), so its control cannot be told; nothing is pruned: %w", key, err, ErrConflict)
+		}
+		byControl[d.ControlID] = append(byControl[d.ControlID], key)
+		if d.State != Completed {
+			inflight[d.ControlID] = true
 		}
 		return nil
 	})

@@ -311,22 +311,13 @@ func viewOf(p Protocol, r *journal.Record, obs *Observation) (SourceView, bool) 
 // never overwritten.
 func LoadControls(ctx context.Context, s metastore.Store, pageSize int) (good map[string]*Control, etags map[string]string, bad []string, err error) {
 	good, etags = map[string]*Control{}, map[string]string{}
-	err = metastore.ListAll(ctx, s, ControlPrefix, pageSize, func(objs []metastore.Object) error {
-		for _, o := range objs {
-			b, etag, err := s.Get(ctx, o.Key)
-			if errors.Is(err, metastore.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			c, err := DecodeControl(o.Key, b)
-			if err != nil {
-				bad = append(bad, o.Key)
-				continue
-			}
-			good[c.ID], etags[c.ID] = c, etag
+	err = eachStored(ctx, s, ControlPrefix, pageSize, func(key string, b []byte, etag string) error {
+		c, err := DecodeControl(key, b)
+		if err != nil {
+			bad = append(bad, key)
+			return nil
 		}
+		good[c.ID], etags[c.ID] = c, etag
 		return nil
 	})
 	return good, etags, bad, err
@@ -457,18 +448,9 @@ func Scan(ctx context.Context, pools []metastore.Store, opt ScanOptions) (*ScanR
 // control anyone can prove and is skipped here (scan reports it).
 func inFlightDisposition(ctx context.Context, s metastore.Store, ctl *Control) (*Disposition, error) {
 	var found *Disposition
-	err := metastore.ListAll(ctx, s, DispositionPrefix+string(ctl.Protocol)+"/", 1000, func(objs []metastore.Object) error {
-		for _, o := range objs {
-			b, _, err := s.Get(ctx, o.Key)
-			if errors.Is(err, metastore.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if d, err := DecodeDisposition(o.Key, b); err == nil && d.ControlID == ctl.ID && d.State != Completed {
-				found = d
-			}
+	err := eachStored(ctx, s, DispositionPrefix+string(ctl.Protocol)+"/", 1000, func(key string, b []byte, _ string) error {
+		if d, err := DecodeDisposition(key, b); err == nil && d.ControlID == ctl.ID && d.State != Completed {
+			found = d
 		}
 		return nil
 	})
@@ -482,23 +464,14 @@ func inFlightDisposition(ctx context.Context, s metastore.Store, ctl *Control) (
 func inFlightDispositions(ctx context.Context, s metastore.Store, pageSize int) (map[string]bool, []string, error) {
 	out := map[string]bool{}
 	var bad []string
-	err := metastore.ListAll(ctx, s, DispositionPrefix, pageSize, func(objs []metastore.Object) error {
-		for _, o := range objs {
-			b, _, err := s.Get(ctx, o.Key)
-			if errors.Is(err, metastore.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			d, err := DecodeDisposition(o.Key, b)
-			if err != nil {
-				bad = append(bad, o.Key)
-				continue
-			}
-			if d.State != Completed {
-				out[d.ControlID] = true
-			}
+	err := eachStored(ctx, s, DispositionPrefix, pageSize, func(key string, b []byte, _ string) error {
+		d, err := DecodeDisposition(key, b)
+		if err != nil {
+			bad = append(bad, key)
+			return nil
+		}
+		if d.State != Completed {
+			out[d.ControlID] = true
 		}
 		return nil
 	})

@@ -136,3 +136,25 @@ var ErrRefused = errors.New("refused")
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
 func envelopeSHA(b []byte) string { return envelope.SHA256Hex(b) }
+
+// eachStored reads every object under prefix of s, page by page, and
+// calls fn with its key, bytes and ETag; an object removed between the
+// listing and its read is skipped (it is gone, which is what a reader
+// after the removal sees). fn's error stops the listing.
+func eachStored(ctx context.Context, s metastore.Store, prefix string, pageSize int, fn func(key string, data []byte, etag string) error) error {
+	return metastore.ListAll(ctx, s, prefix, pageSize, func(objs []metastore.Object) error {
+		for _, o := range objs {
+			b, etag, err := s.Get(ctx, o.Key)
+			if errors.Is(err, metastore.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := fn(o.Key, b, etag); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
