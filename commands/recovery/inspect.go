@@ -87,11 +87,7 @@ least 8 digits.`,
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing --receipt-out file")
 	output := cmdutil.AddOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		format, err := output()
-		if err != nil {
-			return err
-		}
-		e, err := c.open(cmd)
+		format, e, err := c.begin(cmd, output)
 		if err != nil {
 			return err
 		}

@@ -52,11 +52,7 @@ could not be read.`,
 	cmd.Flags().BoolVar(&confirm, "confirm", false, "remove what the dry run lists (default: dry run)")
 	output := cmdutil.AddOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		format, err := output()
-		if err != nil {
-			return err
-		}
-		e, err := c.open(cmd)
+		format, e, err := c.begin(cmd, output)
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/ilmctl/ilmctl/core/metastore"
 	core "github.com/ilmctl/ilmctl/core/recovery"
 	"github.com/ilmctl/ilmctl/internal/metrics"
+	"github.com/ilmctl/ilmctl/render"
 )
 
 // now is the clock; tests replace it.
@@ -83,6 +84,17 @@ type env struct {
 
 // open validates the flags, opens every pool and names the actor (the
 // control pool's credentials' access key ID, or the OS user).
+// begin is every subcommand's first step: its output format, then its
+// pools opened (open).
+func (c *common) begin(cmd *cobra.Command, output func() (render.Format, error)) (render.Format, *env, error) {
+	format, err := output()
+	if err != nil {
+		return format, nil, err
+	}
+	e, err := c.open(cmd)
+	return format, e, err
+}
+
 func (c *common) open(cmd *cobra.Command) (*env, error) {
 	if len(c.metas) == 0 {
 		return nil, cmdutil.Usage("no metadata pool given: pass --meta PATH (once per pool; the first holds recovery controls)")

@@ -51,11 +51,7 @@ an operator disposition of the record is in flight.`,
 	cmd.Flags().BoolVar(&confirm, "confirm", false, "write the new lease (default: dry run)")
 	output := cmdutil.AddOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		format, err := output()
-		if err != nil {
-			return err
-		}
-		e, err := c.open(cmd)
+		format, e, err := c.begin(cmd, output)
 		if err != nil {
 			return err
 		}

@@ -45,11 +45,7 @@ metadata_unavailable failure, and scan exits 3.`,
 	c.flags(cmd)
 	output := cmdutil.AddOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		format, err := output()
-		if err != nil {
-			return err
-		}
-		e, err := c.open(cmd)
+		format, e, err := c.begin(cmd, output)
 		if err != nil {
 			return err
 		}
