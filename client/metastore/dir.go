@@ -29,11 +29,18 @@ type Dir struct {
 	root string
 	name string
 	mu   sync.Mutex
-	// beforeRename, when set (tests only), runs between a temporary's
-	// fsync and its rename; an error stops the write there, leaving the
-	// temporary as a crash would.
+	// beforeRename, when set (tests only, by SetBeforeRename), runs
+	// between a temporary's fsync and its rename; an error stops the
+	// write there, leaving the temporary as a crash would.
 	beforeRename func(tmp, dst string) error
 }
+
+// SetBeforeRename makes fn run in each of d's writes between the
+// temporary's fsync and its rename, under the pool lock. It is for tests
+// only: a test stops a write there, or a child process blocks there
+// until it is killed, to show what kill -9 at that instant leaves. A nil
+// fn removes the hook. Production code never sets it.
+func SetBeforeRename(d *Dir, fn func(tmp, dst string) error) { d.beforeRename = fn }
 
 // TempDir is the directory, below a dir: pool's root, where every write
 // stages its temporary before the rename: outside every namespace a
