@@ -59,7 +59,14 @@ func (s recStore) Actor(ctx context.Context) (string, error) { return clientmeta
 // pins the clock and random sources, and records every store operation.
 func setup(t *testing.T) (a, b string, rec *recorder) {
 	t.Helper()
-	dir := t.TempDir()
+	return setupAt(t, t.TempDir())
+}
+
+// setupAt is setup with the pools at dir/pool-a and dir/pool-b, which
+// must not exist: a pool's ID is a digest of its path, so records written
+// to pools at the same paths can be compared byte for byte.
+func setupAt(t *testing.T, dir string) (a, b string, rec *recorder) {
+	t.Helper()
 	a, b = filepath.Join(dir, "pool-a"), filepath.Join(dir, "pool-b")
 	for src, dst := range map[string]string{"../../testdata/ilm/pool-a": a, "../../testdata/ilm/pool-b": b} {
 		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
