@@ -8,6 +8,7 @@ import (
 
 	"github.com/ilmctl/ilmctl/client"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"golang.org/x/time/rate"
 )
 
@@ -86,4 +87,85 @@ func newLimiter(deletesPerSecond float64, burst, workers int) (*rate.Limiter, er
 		b = 2 * share
 	}
 	return rate.NewLimiter(rate.Limit(share), max(1, int(math.Ceil(b)))), nil
+}
+
+// The environment --shards auto reads.
+const (
+	// envJobIndex is the index a Kubernetes Indexed Job gives each pod.
+	envJobIndex = "JOB_COMPLETION_INDEX"
+	// envHosts is N, the hosts sharing the shards, when --hosts is not set.
+	envHosts = "ILMCTL_HOSTS"
+)
+
+// hostShareFlags are what make this pass one host of a fleet
+// (docs/design/daily-run.md#host-shares).
+type hostShareFlags struct {
+	index      string // --shard-index I/N
+	hosts      int    // --hosts N, with --shards auto
+	workersSet bool   // --workers given on the command line
+	getenv     func(string) string
+}
+
+// parse returns the host share --shard-index or --shards auto asks for,
+// the zero HostShare when neither does. shards is --shards as given.
+func (f hostShareFlags) parse(shards string) (dailyrun.HostShare, error) {
+	auto := strings.TrimSpace(shards) == "auto"
+	var h dailyrun.HostShare
+	var src string
+	switch {
+	case f.index != "" && strings.TrimSpace(shards) != "all":
+		return h, cmdutil.Usage("--shard-index %s and --shards %s both choose shards: drop --shards (host I of N picks its own)", f.index, shards)
+	case f.hosts != 0 && !auto:
+		return h, cmdutil.Usage("--hosts %d applies to --shards auto only (with --shard-index, N follows the slash: --shard-index 0/%d)", f.hosts, f.hosts)
+	case f.index != "":
+		src = "--shard-index " + f.index
+		i, n, ok := strings.Cut(f.index, "/")
+		var err1, err2 error
+		h.Index, err1 = strconv.Atoi(strings.TrimSpace(i))
+		h.Hosts, err2 = strconv.Atoi(strings.TrimSpace(n))
+		if !ok || err1 != nil || err2 != nil {
+			return h, cmdutil.Usage("--shard-index %q is not I/N, host I of N (example: --shard-index 0/4)", f.index)
+		}
+	case auto:
+		var err error
+		if h, src, err = f.fromEnv(); err != nil {
+			return h, err
+		}
+	default:
+		return h, nil
+	}
+	if err := h.Check(); err != nil {
+		return dailyrun.HostShare{}, cmdutil.Usage("%s: %w", src, err)
+	}
+	if f.workersSet {
+		return dailyrun.HostShare{}, cmdutil.Usage("--workers with %s: the rate is already split by its %d hosts; drop --workers", src, h.Hosts)
+	}
+	return h, nil
+}
+
+// fromEnv reads --shards auto's index from $JOB_COMPLETION_INDEX and N
+// from --hosts, else $ILMCTL_HOSTS; src names where they came from.
+func (f hostShareFlags) fromEnv() (dailyrun.HostShare, string, error) {
+	var h dailyrun.HostShare
+	raw := f.getenv(envJobIndex)
+	if raw == "" {
+		return h, "", cmdutil.Usage("--shards auto: $%s is not set (a Kubernetes Indexed Job sets it); set it, or pass --shard-index I/N", envJobIndex)
+	}
+	i, err := strconv.Atoi(strings.TrimSpace(raw))
+	if err != nil {
+		return h, "", cmdutil.Usage("--shards auto: $%s=%q is not a host index", envJobIndex, raw)
+	}
+	h.Index, h.Hosts = i, f.hosts
+	src := fmt.Sprintf("--shards auto ($%s=%d, --hosts %d)", envJobIndex, i, f.hosts)
+	if f.hosts == 0 {
+		rawN := f.getenv(envHosts)
+		if rawN == "" {
+			return h, "", cmdutil.Usage("--shards auto: how many hosts share the shards? pass --hosts N or set $%s", envHosts)
+		}
+		if h.Hosts, err = strconv.Atoi(strings.TrimSpace(rawN)); err != nil {
+			return h, "", cmdutil.Usage("--shards auto: $%s=%q is not a number of hosts", envHosts, rawN)
+		}
+		src = fmt.Sprintf("--shards auto ($%s=%d, $%s=%d)", envJobIndex, i, envHosts, h.Hosts)
+	}
+	return h, src, nil
 }

@@ -28,6 +28,7 @@ type options struct {
 	deletesPerSecond float64
 	burst            int
 	workers          int
+	hostShare        hostShareFlags
 	inFlight         int
 	walkerInterval   time.Duration
 	metaLogRetention time.Duration
@@ -56,7 +57,7 @@ type s3Flags struct {
 
 // NewCommand returns `ilmctl run`.
 func NewCommand() *cobra.Command {
-	return newCommand(&options{terminal: isTerminal, ticker: newTicker})
+	return newCommand(&options{terminal: isTerminal, ticker: newTicker, hostShare: hostShareFlags{getenv: os.Getenv}})
 }
 
 func newCommand(o *options) *cobra.Command {
@@ -127,6 +128,16 @@ as a rejected stored configuration is (exit 4); 'ilmctl rules check FILE'
 checks one alone. --rules without --dry-run, or for a bucket the filer
 does not have, is a usage error.
 
+Several hosts: --shard-index I/N makes this host I of N running the same
+command. It tries every shard's lease, starting at its own block of
+16/N (I*16/N, wrapping), runs the first 16/N it takes (a shard held
+elsewhere ends leased, and it takes the next free one), and deletes at
+1/N of --deletes-per-second: split by N, not by the hosts alive, since
+no coordinator counts them. --shards auto reads I from
+$JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it) and N from
+--hosts or $ILMCTL_HOSTS. Beside --shards or --workers it is a usage
+error. deploy/kubernetes and deploy/systemd hold examples.
+
 Against a live filer (seaweedfs://, s3://) the meta-log is read only up to
 the server's clock, and a real pass dated more than 2m after it is refused:
 use --dry-run to preview a future --now.
@@ -161,6 +172,13 @@ bucket got no action). 3 wins over 4.`,
   ilmctl run --shards 0-7  --deletes-per-second 500 --workers 2   # host A
   ilmctl run --shards 8-15 --deletes-per-second 500 --workers 2   # host B
 
+  # The same command on four hosts, only the index differs: each leases
+  # its quarter of the shards and deletes at 125/s (1/4 of the cap)
+  ilmctl run --shard-index 0/4 --deletes-per-second 500   # 1/4, 2/4, 3/4
+
+  # In a Kubernetes Indexed Job of 4 pods ($JOB_COMPLETION_INDEX is set)
+  ilmctl run --shards auto --hosts 4 --deletes-per-second 500
+
   # Machine-readable report
   ilmctl run -o json | jq '.actions[] | select(.outcome=="DONE")'
 
@@ -189,13 +207,16 @@ bucket got no action). 3 wins over 4.`,
   ilmctl run --filer s3://127.0.0.1:8333 --s3-path-style --state s3://ilmctl/state --check-cas`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.hostShare.workersSet = cmd.Flags().Changed("workers")
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.runtime, "runtime", 60*time.Minute, "wall-clock cap on the pass (also -runtime); cursors are saved when it expires")
 	f.StringVar(&o.filer, "filer", cmdutil.DefaultFilerPath, "filer to run against: a directory holding an embedded filer, seaweedfs://host:port or s3://host:port")
-	f.StringVar(&o.shards, "shards", "all", "shards to run: all, a range 0-7, or a list 1,5,9")
+	f.StringVar(&o.shards, "shards", "all", "shards to run: all, a range 0-7, a list 1,5,9, or auto: --shard-index from $JOB_COMPLETION_INDEX and --hosts")
+	f.StringVar(&o.hostShare.index, "shard-index", "", "I/N: run as host I of N identical hosts sharing the 16 shards, with 1/N of the rate (README, Several hosts)")
+	f.IntVar(&o.hostShare.hosts, "hosts", 0, "with --shards auto: N, the hosts sharing the shards (default $ILMCTL_HOSTS)")
 	f.Float64Var(&o.deletesPerSecond, "deletes-per-second", 0, "cluster-wide lifecycle delete rate cap; 0 = unlimited")
 	f.IntVar(&o.burst, "burst", 0, "cluster-wide token-bucket burst; 0 = twice the rate")
 	f.IntVar(&o.workers, "workers", 1, "workers sharing the cluster rate; this one takes rate/workers")
@@ -417,11 +438,18 @@ func (o *options) config() (dailyrun.Config, error) {
 	if o.s3GRPC != "" && !strings.HasPrefix(o.filer, "seaweedfs://") {
 		return cfg, cmdutil.Usage("--s3-grpc applies to seaweedfs:// filers only (got --filer %s)", o.filer)
 	}
-	shards, err := parseShards(o.shards)
+	share, err := o.hostShare.parse(o.shards)
 	if err != nil {
+		return cfg, err
+	}
+	var shards []int
+	workers := o.workers
+	if share.Hosts > 0 {
+		workers = share.Hosts // the split is by the fleet's size: no coordinator counts live hosts
+	} else if shards, err = parseShards(o.shards); err != nil {
 		return cfg, cmdutil.Usage("%v", err)
 	}
-	lim, err := newLimiter(o.deletesPerSecond, o.burst, o.workers)
+	lim, err := newLimiter(o.deletesPerSecond, o.burst, workers)
 	if err != nil {
 		return cfg, cmdutil.Usage("%v", err)
 	}
@@ -431,7 +459,7 @@ func (o *options) config() (dailyrun.Config, error) {
 	if len(o.rules) > 0 && !o.dryRun {
 		return cfg, cmdutil.Usage("--rules %s without --dry-run: add --dry-run: a candidate configuration is previewed, never acted on", o.rules[0])
 	}
-	cfg.Shards, cfg.Limiter, cfg.DryRun, cfg.InFlight = shards, lim, o.dryRun, o.inFlight
+	cfg.Shards, cfg.HostShare, cfg.Limiter, cfg.DryRun, cfg.InFlight = shards, share, lim, o.dryRun, o.inFlight
 	cfg.WalkerInterval, cfg.MetaLogRetention = o.walkerInterval, o.metaLogRetention
 	return cfg, nil
 }

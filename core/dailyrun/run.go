@@ -33,8 +33,14 @@ type Config struct {
 	// cursor advanced, only up to min(RunNow, ServerNow), so a cursor never
 	// runs ahead of the events the filer has written.
 	ServerNow time.Time
-	// Shards to run; nil means all 16.
+	// Shards to run; nil means all 16 (or HostShare's).
 	Shards []int
+	// HostShare, when Hosts is not 0, makes the pass one host of a fleet
+	// sharing the 16 shards (docs/design/daily-run.md#host-shares): it
+	// tries every shard's lease in HostShare.Order and runs the first
+	// HostShare.Size it takes; the shards it found held end leased, the
+	// rest are not in its Result. Shards must be nil.
+	HostShare HostShare
 	// MetaLogRetention is how far back the meta-log reaches; 0 means
 	// unbounded, so the retention window is MaxEffectiveTTL and nothing is
 	// promoted to the walker (docs/design/daily-run.md#cursor-hashes). On a
@@ -285,7 +291,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Store == nil || cfg.Snapshot == nil || cfg.RunNow.IsZero() || cfg.Clock == nil {
 		return nil, errors.New("dailyrun: Store, Snapshot, RunNow and Clock are required")
 	}
-	shards, err := normalizeShards(cfg.Shards)
+	shards, quota, err := cfg.shardOrder()
 	if err != nil {
 		return nil, err
 	}
@@ -320,6 +326,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}()
 	for _, id := range shards {
+		if len(states) == quota {
+			break
+		}
 		sctx, cancel := context.WithCancelCause(ctx)
 		cancels = append(cancels, cancel)
 		var l *shardLease
@@ -408,6 +417,22 @@ func EffectiveRetention(st filer.Store, retention time.Duration) time.Duration {
 		return WalkerOnlyRetention
 	}
 	return retention
+}
+
+// shardOrder is the order the pass tries its shards in and how many of
+// them it runs: Shards sorted, or HostShare's order and size.
+func (cfg Config) shardOrder() ([]int, int, error) {
+	if cfg.HostShare.Hosts == 0 {
+		shards, err := normalizeShards(cfg.Shards)
+		return shards, len(shards), err
+	}
+	if cfg.Shards != nil {
+		return nil, 0, fmt.Errorf("dailyrun: %w: Shards and HostShare both choose shards", ErrBadHostShare)
+	}
+	if err := cfg.HostShare.Check(); err != nil {
+		return nil, 0, err
+	}
+	return cfg.HostShare.Order(), cfg.HostShare.Size(), nil
 }
 
 // normalizeShards validates and sorts a shard set; nil means all shards.

@@ -43,10 +43,11 @@ func Plan(ctx context.Context, cfg Config) ([]ShardPlan, int64, error) {
 	if cfg.Store == nil || cfg.Snapshot == nil || cfg.RunNow.IsZero() {
 		return nil, 0, errors.New("dailyrun: Store, Snapshot and RunNow are required")
 	}
-	shards, err := normalizeShards(cfg.Shards)
+	shards, quota, err := cfg.shardOrder()
 	if err != nil {
 		return nil, 0, err
 	}
+	shards = shards[:quota] // no lease is taken: a fleet host plans its block
 	p := newPass(cfg)
 	defer p.spill.close()
 	out := make([]ShardPlan, 0, len(shards))
