@@ -11,7 +11,7 @@ DEMO_RECONCILE := --bucket records --object 2025/q3-report.pdf \
 	--version-id 9d2f61c0-5b1e-4c8a-9f3e-1a7b2c4d6e80 --filer $(DEMO) --tiers $(DEMO)/tiers.json
 
 .DEFAULT_GOAL := help
-.PHONY: help build test alerts test-integration test-integration-seaweedfs test-integration-minio demo bench lint fuzz clean
+.PHONY: help build image test alerts test-integration test-integration-seaweedfs test-integration-minio demo bench lint fuzz clean
 
 # promtool comes with Debian's prometheus package (.ci/run installs it).
 PROMTOOL ?= promtool
@@ -39,6 +39,13 @@ help: ## list the targets
 
 build: ## build bin/ilmctl
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/ilmctl
+
+# The image deploy/kubernetes runs; the Dockerfile builds a static binary
+# on distroless. Needs docker; CI does not build it.
+IMAGE ?= ilmctl:$(VERSION)
+image: ## container image ilmctl:VERSION (needs docker)
+	@command -v docker >/dev/null || { echo "make image: needs docker (https://docs.docker.com/engine/install/)" >&2; exit 1; }
+	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
 
 test: ## vet and run every test with the race detector
 	$(GO) vet ./...
