@@ -520,9 +520,19 @@ func TestStateInBucket(t *testing.T) {
 		t.Errorf("first pass outcomes %v, want DONE 1", got)
 	}
 	assertLeft(t, c, data, []string{}, []string{})
-	keys, _ := c.ListAll(t, stateBucket)
+	all, _ := c.ListAll(t, stateBucket)
+	// Beside the cursors: the shards' leases (ilmctl-leases/), and any
+	// other ilmctl state under the prefix; the cursors are 16.
+	var keys []string
+	for _, k := range all {
+		if strings.HasPrefix(k, "cursors/etc/s3/lifecycle/daily-cursors/") {
+			keys = append(keys, k)
+		} else if !strings.HasPrefix(k, "cursors/etc/s3/lifecycle/") {
+			t.Errorf("state bucket holds %q outside the state prefix", k)
+		}
+	}
 	if len(keys) != 16 || !strings.HasPrefix(keys[0], "cursors/etc/s3/lifecycle/daily-cursors/shard-00.json@") {
-		t.Fatalf("state bucket holds %q, want 16 cursors under cursors/etc/s3/lifecycle/daily-cursors/", keys)
+		t.Fatalf("state bucket holds %q, want 16 cursors under cursors/etc/s3/lifecycle/daily-cursors/", all)
 	}
 	rep = runPass(t, time.Now(), state)
 	for _, sh := range rep.Shards {

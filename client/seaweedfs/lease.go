@@ -3,6 +3,7 @@ package seaweedfs
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,13 +26,36 @@ func LeaseName(shard int) string { return fmt.Sprintf("ilmctl/lifecycle/shard-%0
 
 // AcquireShardLease takes shard's lock for owner for ttl (whole seconds,
 // at least one). The filer reports a holder's name but not its expiry.
+//
+// Right after a filer starts, its lock service answers "no lock server
+// found" until the filer has joined its lock ring; that answer is waited
+// out for up to lockRingWait (as a restart's unlocated meta-log volumes
+// are, see metalog_volumes.go), not reported as a failure to take the lease.
 func (s *Store) AcquireShardLease(ctx context.Context, shard int, owner string, ttl time.Duration) (filer.Lease, error) {
 	l := &lease{s: s, shard: shard, owner: owner, seconds: lockSeconds(ttl)}
-	if err := l.lock(ctx); err != nil {
-		return nil, err
+	deadline := time.Now().Add(lockRingWait)
+	for {
+		err := l.lock(ctx)
+		if err == nil {
+			return l, nil
+		}
+		if !strings.Contains(err.Error(), noLockServer) || time.Now().After(deadline) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
-	return l, nil
 }
+
+// noLockServer is the lock service's answer before the filer has joined
+// its lock ring; lockRingWait is how long a lease waits that out.
+const (
+	noLockServer = "no lock server found"
+	lockRingWait = time.Minute
+)
 
 func lockSeconds(ttl time.Duration) int64 {
 	return max(1, int64((ttl+time.Second-1)/time.Second))

@@ -36,6 +36,9 @@ func Run(t *testing.T, h Harness) {
 		if err != nil {
 			t.Fatalf("%s: acquire shard %d: %v", owner, shard, err)
 		}
+		// A live store is shared with the tests after this one, whose
+		// passes must find every shard free: no lease outlives its case.
+		t.Cleanup(func() { _ = lease.Release(ctx) })
 		return lease
 	}
 	held := func(t *testing.T, l filer.ShardLeaser, shard int, owner, holder string) {
