@@ -254,8 +254,8 @@ func TestPreviewIsThePass(t *testing.T) {
 	}
 }
 
-// TestPreviewErrors: --rules without --dry-run, a malformed value, an
-// unknown bucket are usage errors; an unreadable file is a failure; a
+// TestPreviewErrors: --rules without --dry-run and a malformed value are
+// usage errors; an unknown bucket and an unreadable file are failures; a
 // rejected candidate exits 4 with the pass's own line for a rejected
 // configuration, in run and in explain.
 func TestPreviewErrors(t *testing.T) {
@@ -270,8 +270,8 @@ func TestPreviewErrors(t *testing.T) {
 		{[]string{"run", "--rules", "logs=" + good}, cmdutil.ExitUsage, "add --dry-run: a candidate configuration is previewed, never acted on"},
 		{[]string{"run", "--dry-run", "--rules", "logs"}, cmdutil.ExitUsage, `--rules "logs": want BUCKET=FILE`},
 		{[]string{"run", "--dry-run", "--rules", "logs=" + good, "--rules", "logs=" + bad}, cmdutil.ExitUsage, "names bucket logs twice"},
-		{[]string{"run", "--dry-run", "--rules", "nope=" + good}, cmdutil.ExitUsage, "no bucket nope on this filer"},
-		{[]string{"explain", "--bucket", "logs", "--key", "app/old", "--rules", "nope=" + good}, cmdutil.ExitUsage, "no bucket nope on this filer"},
+		{[]string{"run", "--dry-run", "--rules", "nope=" + good}, cmdutil.ExitFailure, `no such bucket "nope" on this filer`},
+		{[]string{"explain", "--bucket", "logs", "--key", "app/old", "--rules", "nope=" + good}, cmdutil.ExitFailure, `no such bucket "nope" on this filer`},
 		{[]string{"run", "--dry-run", "--rules", "logs=missing.xml"}, cmdutil.ExitFailure, "--rules logs=missing.xml: open missing.xml"},
 		{[]string{"run", "--dry-run", "--rules", "logs=" + writeXML(t, "")}, cmdutil.ExitUsage, "is empty"},
 		{[]string{"run", "--dry-run", "--rules", "logs=" + bad}, cmdutil.ExitRejected, rejectedLine},

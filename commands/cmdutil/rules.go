@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"context"
 	"fmt"
+	coreexplain "github.com/ilmctl/ilmctl/core/explain"
 	"os"
 	"slices"
 	"sort"
@@ -81,7 +82,8 @@ func (c Candidates) Buckets() []string {
 
 // LoadRules lists the buckets and parses each one's lifecycle XML, or its
 // candidate's in its place. A candidate for a bucket the store does not
-// list is a usage error.
+// list is a failure (exit 1), as every --bucket the filer lacks is (see
+// NoSuchBucket).
 func LoadRules(ctx context.Context, st filer.Store, cands Candidates) (Rules, error) {
 	bs, err := st.ListBuckets(ctx)
 	if err != nil {
@@ -92,8 +94,8 @@ func LoadRules(ctx context.Context, st filer.Store, cands Candidates) (Rules, er
 		for _, name := range cands.Buckets() {
 			i := slices.IndexFunc(bs, func(b filer.Bucket) bool { return b.Name == name })
 			if i < 0 {
-				return Rules{}, hint.With(Usage("--rules %s=%s: no bucket %s on this filer", name, cands[name].File, name),
-					"check the name (ilmctl filer ls lists an embedded filer's buckets)")
+				return Rules{}, hint.With(fmt.Errorf("--rules %s=%s: %w %q on this filer: check the name", name, cands[name].File, coreexplain.ErrNoBucket, name),
+					"'ilmctl filer ls' with the same --filer lists its buckets")
 			}
 			bs[i].LifecycleXML = cands[name].XML
 		}

@@ -193,7 +193,7 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 		}
 	}
 	if !found {
-		return fmt.Errorf("%w %q on %s: check --bucket (ilmctl filer ls lists an embedded filer's buckets)", coreexplain.ErrNoBucket, o.bucket, o.filer)
+		return cmdutil.NoSuchBucket(o.bucket, o.filer)
 	}
 	for i := range rules.Accepted {
 		if rules.Accepted[i].Name == o.bucket {

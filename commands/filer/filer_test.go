@@ -137,7 +137,7 @@ func TestLsErrors(t *testing.T) {
 	}
 	f.Close()
 	_, err = run(t, "ls", "--filer", dir, "--bucket", "nope")
-	if cmdutil.Code(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), `bucket "nope" not found`) {
+	if cmdutil.Code(err) != cmdutil.ExitFailure || !strings.Contains(err.Error(), `no such bucket "nope"`) {
 		t.Errorf("unknown bucket err = %v (code %d)", err, cmdutil.Code(err))
 	}
 	if _, err := run(t, "load"); cmdutil.Code(err) != cmdutil.ExitUsage {

@@ -106,7 +106,7 @@ func listFiler(ctx context.Context, dir, only string) (lsResult, error) {
 		}
 	}
 	if !found {
-		return lsResult{}, cmdutil.Usage("bucket %q not found in filer %s: run 'ilmctl filer ls --filer %s' to see its buckets", only, dir, dir)
+		return lsResult{}, cmdutil.NoSuchBucket(only, dir)
 	}
 	return res, nil
 }
