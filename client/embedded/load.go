@@ -98,6 +98,9 @@ func Load(ctx context.Context, dir string, r io.Reader, opts LoadOptions) (LoadR
 	if err := ctx.Err(); err != nil {
 		return LoadResult{}, err
 	}
+	if err := notADir(dir); err != nil {
+		return LoadResult{}, err
+	}
 	created, err := atomicfile.MkdirAll(dir, 0o755)
 	if err != nil {
 		return LoadResult{}, fmt.Errorf("create filer dir %s: %w", dir, err)

@@ -141,6 +141,9 @@ func Open(dir string, opts Options) (*Filer, error) {
 	if dir == "" {
 		return nil, errors.New("embedded filer: empty directory: pass --filer DIR")
 	}
+	if err := notADir(dir); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(dir, DBFile)
 	mode := modeReadWrite
 	if opts.ReadOnly {
@@ -293,4 +296,18 @@ func (f *Filer) Close() error {
 	f.deletes.close()
 	f.release.close()
 	return f.db.Close()
+}
+
+// notADir refuses a filer directory that is a file, most often the
+// filer's own filer.db given in place of its directory; nil when dir is
+// a directory or missing (Open and Load report or create it).
+func notADir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil || fi.IsDir() {
+		return nil
+	}
+	if filepath.Base(dir) == DBFile {
+		return fmt.Errorf("--filer %s: --filer names the filer's directory, not its database file: try --filer %s", dir, filepath.Dir(dir))
+	}
+	return fmt.Errorf("--filer %s is a file: --filer names the filer's directory, which holds %s", dir, DBFile)
 }
