@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/smithy-go/logging"
 )
 
 // DefaultRegion signs requests when neither the caller, AWS_REGION nor a
@@ -19,9 +20,16 @@ const DefaultRegion = "us-east-1"
 // chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN, shared
 // credentials and config files with AWS_PROFILE, SSO, container and
 // instance roles). region overrides AWS_REGION and the profile's region.
-// Credentials are resolved lazily, on the first request.
+// Credentials are resolved lazily, on the first request. The SDK logs
+// nothing: its failures reach the caller as errors.
 func Load(ctx context.Context, region string) (aws.Config, error) {
-	var opts []func(*config.LoadOptions) error
+	// The SDK's logger writes its own lines to stderr ("SDK ... WARN
+	// falling back to IMDSv1" while credentials resolve): ilmctl reports
+	// what failed in its own one line, from the errors the SDK returns.
+	opts := []func(*config.LoadOptions) error{
+		config.WithLogger(logging.Nop{}),
+		config.WithClientLogMode(0),
+	}
 	if region != "" {
 		opts = append(opts, config.WithRegion(region))
 	}
