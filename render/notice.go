@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 )
@@ -14,8 +15,54 @@ import (
 //
 //	ilmctl: warning: conditional_delete_unproven: <reason>
 //	ilmctl: notice: ambiguous_layout b/k: no action taken: <reason>
-//	ilmctl: notice: transition_not_executed data: 1 transition action not executed (ilmctl runs deletion actions only): rule tier: Transition to GLACIER 30 days after creation
-func NoticeLines(notices []NoticeReport) []string {
+//	ilmctl: notice: transition_not_executed data: 1 transition action not
+//	  executed (ilmctl runs deletion actions only): rule tier: Transition to
+//	  GLACIER 30 days after creation
+//
+// Each notice is wrapped at spaces to width columns (none when width < 1),
+// its continuation lines indented by NoticeIndent. The first line always
+// keeps the notice's head whole ("ilmctl: notice: KIND bucket/key:"), so
+// grep finds every notice of a kind, bucket or key on one line; a word
+// longer than a line is never broken.
+func NoticeLines(notices []NoticeReport, width int) []string {
+	var out []string
+	for _, n := range noticeLines(notices) {
+		out = append(out, wrapNotice(n, width)...)
+	}
+	return out
+}
+
+// NoticeIndent begins each continuation line of a wrapped notice.
+const NoticeIndent = "  "
+
+// wrapNotice wraps one notice line to width. Its head, kept on the first
+// line, is its words up to the first that ends in ':' after "ilmctl:" and
+// the level ("notice:", "warning:").
+func wrapNotice(line string, width int) []string {
+	words := strings.Split(line, " ")
+	if width < 1 || utf8.RuneCountInString(line) <= width {
+		return []string{line}
+	}
+	head := min(len(words), 3)
+	for head < len(words) && !strings.HasSuffix(words[head-1], ":") {
+		head++
+	}
+	var lines []string
+	cur := strings.Join(words[:head], " ")
+	n := utf8.RuneCountInString(cur)
+	for _, w := range words[head:] {
+		if wn := utf8.RuneCountInString(w); n+1+wn > width {
+			lines = append(lines, cur)
+			cur, n = NoticeIndent+w, len(NoticeIndent)+wn
+			continue
+		}
+		cur += " " + w
+		n += 1 + utf8.RuneCountInString(w)
+	}
+	return append(lines, cur)
+}
+
+func noticeLines(notices []NoticeReport) []string {
 	var lines []string
 	var bucket string
 	var transitions []string

@@ -49,7 +49,7 @@ func TestCheckCASOnServer(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 		}
-		if n := strings.Count(stderr, warning); n != 1 || !strings.Contains(stderr, warning+"s3://"+endpoint+" was not probed") {
+		if n := strings.Count(stderr, warning); n != 1 || !strings.Contains(stderr, warning+"s3://"+endpoint) {
 			t.Errorf("stderr holds %d warnings, want one naming s3://%s:\n%s", n, endpoint, stderr)
 		}
 		if n := unprovenNotices(t, stdout); n != 1 {

@@ -317,7 +317,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	res.AddNotices(o.s3.unproven(fl, o.filer, o.dryRun)...)
 	rep := render.NewRunReport(res, bucketErrs)
 	metricsErr := obs.write(ctx, res, rep)
-	for _, line := range render.NoticeLines(rep.Notices) {
+	for _, line := range render.NoticeLines(rep.Notices, cmdutil.Width(stderr)) {
 		fmt.Fprintln(stderr, line)
 	}
 	fmt.Fprintln(stderr, res.Heartbeat())
