@@ -147,11 +147,13 @@ func embeddedDir(spec string) string {
 	return spec
 }
 
-// LoadOptions, LoadPoint and LoadResult are embedded.Load's.
+// LoadOptions, LoadPoint and LoadResult are embedded.Load's;
+// FixtureError is a fault in a fixture with where it is.
 type (
-	LoadOptions = embedded.LoadOptions
-	LoadPoint   = embedded.LoadPoint
-	LoadResult  = embedded.LoadResult
+	LoadOptions  = embedded.LoadOptions
+	LoadPoint    = embedded.LoadPoint
+	LoadResult   = embedded.LoadResult
+	FixtureError = embedded.FixtureError
 )
 
 // Load loads a fixture (see embedded.Fixture) into the embedded filer spec

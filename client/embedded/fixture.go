@@ -145,8 +145,31 @@ func (f *Filer) LoadFixture(ctx context.Context, r io.Reader) (FixtureSummary, e
 	return loadStream(ctx, f.db, f.dir, r, false, nil)
 }
 
+// errNeedObjectLock refuses retention on a version of a bucket without
+// Object Lock.
+var errNeedObjectLock = errors.New("retain_until/legal_hold need \"object_lock\": true on the bucket")
+
+// versionErr is a fault in the i'th version of a key (fixture order).
+type versionErr struct {
+	i     int
+	label string // as FixtureError.Version
+	err   error
+}
+
+func (e *versionErr) Error() string { return e.label + ": " + e.err.Error() }
+func (e *versionErr) Unwrap() error { return e.err }
+
+// versionLabel names the i'th version of a key for an error: by the
+// version_id the fixture gives it, else by its index.
+func versionLabel(i int, id FixtureVersionID) string {
+	if id.Set && id.ID != "" {
+		return "version " + id.ID
+	}
+	return fmt.Sprintf("versions[%d]", i)
+}
+
 // planVersions validates one key's versions (oldest first) and returns them
-// newest first.
+// newest first. A fault in one version is a *versionErr.
 func planVersions(fb FixtureBucket, fo FixtureObject) (objectRecord, error) {
 	n := len(fo.Versions)
 	if n == 0 {
@@ -159,16 +182,16 @@ func planVersions(fb FixtureBucket, fo FixtureObject) (objectRecord, error) {
 	rec := objectRecord{Versions: make([]versionRecord, n)}
 	ids := map[string]bool{}
 	for i, fv := range fo.Versions {
-		where := fmt.Sprintf("versions[%d]", i)
+		bad := func(err error) error { return &versionErr{i: i, label: versionLabel(i, fv.VersionID), err: err} }
 		if fv.Mtime.IsZero() {
-			return rec, fmt.Errorf("%s: mtime is required (RFC3339)", where)
+			return rec, bad(errors.New("mtime is required (RFC3339)"))
 		}
 		if err := filer.CheckTime("mtime", fv.Mtime); err != nil {
-			return rec, fmt.Errorf("%s: %w", where, err)
+			return rec, bad(err)
 		}
 		if i > 0 && !fv.Mtime.After(fo.Versions[i-1].Mtime) {
-			return rec, fmt.Errorf("%s: mtime %s is not after the previous version's %s: list versions oldest first with strictly increasing mtimes",
-				where, fv.Mtime.Format(time.RFC3339Nano), fo.Versions[i-1].Mtime.Format(time.RFC3339Nano))
+			return rec, bad(fmt.Errorf("mtime %s is not after the previous version's %s: list versions oldest first with strictly increasing mtimes",
+				fv.Mtime.Format(time.RFC3339Nano), fo.Versions[i-1].Mtime.Format(time.RFC3339Nano)))
 		}
 		id := fv.VersionID.ID
 		switch {
@@ -177,13 +200,13 @@ func planVersions(fb FixtureBucket, fo FixtureObject) (objectRecord, error) {
 		case !fv.VersionID.Set:
 			id = derive(fb.Name, fo.Key, strconv.Itoa(i))[:16]
 		case id == "":
-			return rec, fmt.Errorf("%s: version_id is empty: omit it, or use null for the null version", where)
+			return rec, bad(errors.New("version_id is empty: omit it, or use null for the null version"))
 		}
 		if unversioned && id != filer.NullVersionID {
-			return rec, fmt.Errorf("%s: version_id %q in an unversioned bucket: omit it or use null", where, id)
+			return rec, bad(fmt.Errorf("version_id %q in an unversioned bucket: omit it or use null", id))
 		}
 		if ids[id] {
-			return rec, fmt.Errorf("%s: version_id %q is used twice", where, id)
+			return rec, bad(fmt.Errorf("version_id %q is used twice", id))
 		}
 		ids[id] = true
 		v := versionRecord{
@@ -200,10 +223,10 @@ func planVersions(fb FixtureBucket, fo FixtureObject) (objectRecord, error) {
 			v.RetainUntil = time.Time{}
 		}
 		if err := planInternalMetadata(&v, fv.InternalMetadata); err != nil {
-			return rec, fmt.Errorf("%s (%s): %w", where, id, err)
+			return rec, bad(err)
 		}
 		if err := checkVersion(fb, v); err != nil {
-			return rec, fmt.Errorf("%s (%s): %w", where, id, err)
+			return rec, bad(err)
 		}
 		if !v.DeleteMarker && v.ETag == "" {
 			v.ETag = derive(fb.Name, fo.Key, id, strconv.FormatInt(v.MtimeNs, 10))[:32]
@@ -225,7 +248,7 @@ func checkVersion(fb FixtureBucket, v versionRecord) error {
 	case v.DeleteMarker && (fb.Versioning == "" || fb.Versioning == "Off"):
 		return errors.New("an unversioned bucket has no delete markers")
 	case locked && !fb.ObjectLock:
-		return errors.New("retain_until/legal_hold need \"object_lock\": true on the bucket")
+		return errNeedObjectLock
 	}
 	for k := range v.Tags {
 		if k == "" {

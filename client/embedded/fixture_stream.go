@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,10 +43,13 @@ const streamBatch = 2000
 //
 // A bucket's objects and uploads are written as they are decoded when its
 // name and versioning come before them, as the README's fixture format and
-// scripts/genfixture write them. Otherwise they are decoded whole first,
-// since every version is checked against the bucket's versioning (and
-// Object Lock). In a streamed bucket, "object_lock": true after its
-// objects is refused: they were checked without it.
+// scripts/genfixture write them. Otherwise they are held until the bucket
+// ends, since every version is checked against the bucket's versioning
+// (and Object Lock). Object Lock only allows more (retention), so
+// "object_lock": true after streamed objects is accepted; a streamed
+// version with retention before it is refused, saying where the field
+// must go. Every fault in the document is a *FixtureError: bucket, key,
+// version and byte offset.
 func loadStream(ctx context.Context, db *bolt.DB, dir string, r io.Reader, batched bool, hook func(LoadPoint) error) (FixtureSummary, error) {
 	w := &streamWriter{db: db, batched: batched}
 	// Deferred, so a panicking hook releases the transaction (and with it
@@ -53,14 +57,18 @@ func loadStream(ctx context.Context, db *bolt.DB, dir string, r io.Reader, batch
 	defer w.rollback()
 	events := newSorter(ctx, dir, sortChunk)
 	defer events.close()
-	fs := &fixtureStream{ctx: ctx, dec: json.NewDecoder(r), w: w, hook: hook, names: map[string]bool{}, dir: dir, events: events}
-	fs.dec.DisallowUnknownFields()
+	rec := &recorder{r: r}
+	fs := &fixtureStream{ctx: ctx, dec: json.NewDecoder(rec), rec: rec, w: w, hook: hook, names: map[string]bool{}, dir: dir, events: events}
 	err := fs.run()
 	if err == nil {
 		err = fs.writeMetaLog()
 	}
 	if err == nil {
 		err = w.commit()
+	}
+	var fe *FixtureError
+	if errors.As(err, &fe) {
+		return FixtureSummary{}, err
 	}
 	if err != nil {
 		return FixtureSummary{}, fmt.Errorf("fixture: %w", err)
@@ -128,6 +136,7 @@ func (w *streamWriter) rollback() {
 type fixtureStream struct {
 	ctx   context.Context
 	dec   *json.Decoder
+	rec   *recorder // what dec reads, to place syntax errors
 	w     *streamWriter
 	hook  func(LoadPoint) error
 	names map[string]bool // bucket names seen: few
@@ -143,21 +152,23 @@ type fixtureStream struct {
 }
 
 func (fs *fixtureStream) run() error {
+	top := where{}
 	if err := fs.delim('{'); err != nil {
-		return err
+		return top.fail(-1, err)
 	}
 	for fs.dec.More() {
+		off := fs.next()
 		key, err := fs.key()
 		if err != nil {
-			return err
+			return top.fail(-1, err)
 		}
 		if key != "buckets" {
-			return fmt.Errorf("json: unknown field %q", key)
+			return top.fail(off, fmt.Errorf("unknown field %q: a fixture is {\"buckets\":[...]}", key))
 		}
 		isNull, err := fs.arrayOrNull()
 		if err != nil || isNull {
 			if err != nil {
-				return err
+				return top.fail(-1, err)
 			}
 			continue
 		}
@@ -167,185 +178,378 @@ func (fs *fixtureStream) run() error {
 			}
 		}
 		if err := fs.delim(']'); err != nil {
-			return err
+			return top.fail(-1, err)
 		}
 	}
 	if err := fs.delim('}'); err != nil {
-		return err
+		return top.fail(-1, err)
 	}
+	off := fs.next()
 	if _, err := fs.dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("trailing data after the top-level object: a fixture is one JSON object")
+		return top.fail(off, errors.New("trailing data after the top-level object: a fixture is one JSON object"))
 	}
 	return nil
 }
 
+// next is the document offset of the next token: past the separator and
+// spaces after the decoder's position.
+func (fs *fixtureStream) next() int64 {
+	off := fs.dec.InputOffset()
+	b := fs.rec.from(off)
+	i := 0
+	for i < len(b) && (b[i] == ',' || b[i] == ':' || isSpace(b[i])) {
+		i++
+	}
+	return off + int64(i)
+}
+
+// tokenErr places an error of dec.Token: a document cut short at its
+// end, anything else where the decoder stands.
+func (fs *fixtureStream) tokenErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return at(fs.rec.total, errCutShort)
+	}
+	return at(fs.dec.InputOffset(), err)
+}
+
+// errCutShort is a document that ends inside a value.
+var errCutShort = errors.New("unexpected EOF: the document is cut short")
+
 // delim reads the next token and checks it is d.
 func (fs *fixtureStream) delim(d json.Delim) error {
+	off := fs.dec.InputOffset()
 	tok, err := fs.dec.Token()
 	if err != nil {
-		return noEOF(err)
+		return fs.tokenErr(err)
 	}
 	if got, ok := tok.(json.Delim); !ok || got != d {
-		return fmt.Errorf("json: want %q, got %v", d, tok)
+		return at(off, fmt.Errorf("want %q, got %v", d, tok))
 	}
 	return nil
 }
 
 func (fs *fixtureStream) key() (string, error) {
+	off := fs.dec.InputOffset()
 	tok, err := fs.dec.Token()
 	if err != nil {
-		return "", noEOF(err)
+		return "", fs.tokenErr(err)
 	}
 	k, ok := tok.(string)
 	if !ok {
-		return "", fmt.Errorf("json: want an object key, got %v", tok)
+		return "", at(off, fmt.Errorf("want an object key, got %v", tok))
 	}
 	return k, nil
 }
 
 // arrayOrNull reads '[' (false) or null (true).
 func (fs *fixtureStream) arrayOrNull() (isNull bool, err error) {
+	off := fs.dec.InputOffset()
 	tok, err := fs.dec.Token()
 	if err != nil {
-		return false, noEOF(err)
+		return false, fs.tokenErr(err)
 	}
 	if tok == nil {
 		return true, nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return false, fmt.Errorf("json: want an array, got %v", tok)
+		return false, at(off, fmt.Errorf("want an array, got %v", tok))
 	}
 	return false, nil
 }
 
-// noEOF reports a document that ends too early as encoding/json does.
-func noEOF(err error) error {
-	if errors.Is(err, io.EOF) {
-		return io.ErrUnexpectedEOF
+// raw reads the next value whole: its bytes and its document offset. A
+// syntax error is placed at its character, a document cut short at its
+// end.
+func (fs *fixtureStream) raw() (json.RawMessage, int64, error) {
+	before := fs.dec.InputOffset()
+	fs.rec.keepFrom(before)
+	var raw json.RawMessage
+	if err := fs.dec.Decode(&raw); err != nil {
+		var se *json.SyntaxError
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, before, at(fs.rec.total, errCutShort)
+		case errors.As(err, &se):
+			return nil, before, at(fs.rec.syntaxOffset(before), fmt.Errorf("bad JSON: %s", se))
+		}
+		return nil, before, at(before, err)
 	}
-	return err
+	return raw, fs.dec.InputOffset() - int64(len(raw)), nil
 }
 
 // existsErr is the refusal of a bucket the filer holds with another
 // configuration.
-func existsErr(name string) error {
-	return hint.With(fmt.Errorf("bucket %q: %w", name, ErrBucketExists),
+func existsErr() error {
+	return hint.With(fmt.Errorf("%w in the filer with another versioning, object_lock or lifecycle_xml", ErrBucketExists),
 		"to add objects to it, repeat its versioning, object_lock and lifecycle_xml exactly; else load into a fresh --filer directory")
 }
 
 // bucketStream is one bucket on its way in.
 type bucketStream struct {
-	fb       FixtureBucket
-	seen     map[string]bool // fields seen so far
-	started  bool            // its object and upload indexes exist
-	idx      uint32          // its number in fixtureStream.buckets
-	streamed bool            // objects or uploads were written as decoded
-	objects  int             // objects written, for error positions
+	fb       FixtureBucket    // its fields; Objects and Uploads stay empty
+	seen     map[string]bool  // fields seen so far
+	at       map[string]int64 // document offsets of the values of name and the other scalar fields
+	off      int64            // document offset of the bucket
+	started  bool             // its object and upload indexes exist
+	idx      uint32           // its number in fixtureStream.buckets
+	streamed bool             // objects or uploads were written as decoded
+	objects  int              // objects read, for error positions
 	uploads  int
+	// held are the objects and uploads read before the bucket's name
+	// and versioning, written when it ends.
+	heldObjects []heldObject
+	heldUploads []heldUpload
 	// existing is the filer's record of the bucket when it held it
 	// before this load: the fixture adds objects and uploads to it.
 	existing *bucketRecord
 }
 
+// heldObject is an object read, with what places its errors.
+type heldObject struct {
+	fo  FixtureObject
+	raw json.RawMessage // the object as the document has it
+	off int64           // its document offset
+	pos int             // its index in the bucket's objects
+}
+
+type heldUpload struct {
+	u   FixtureUpload
+	off int64
+	pos int
+}
+
+// offsetOf is the document offset of field's value, else of the bucket.
+func (b *bucketStream) offsetOf(field string) int64 {
+	if off, ok := b.at[field]; ok {
+		return off
+	}
+	return b.off
+}
+
+// where is the bucket's place, by name once it is known.
+func (b *bucketStream) where(i int) where {
+	if b.fb.Name != "" {
+		return where{bucket: "bucket " + b.fb.Name}
+	}
+	return where{bucket: fmt.Sprintf("buckets[%d]", i)}
+}
+
 func (fs *fixtureStream) bucket(i int) error {
+	b := &bucketStream{seen: map[string]bool{}, at: map[string]int64{}, off: fs.next()}
 	tok, err := fs.dec.Token()
 	if err != nil {
-		return noEOF(err)
+		return b.where(i).fail(-1, fs.tokenErr(err))
 	}
-	b := &bucketStream{seen: map[string]bool{}}
 	if tok == nil { // a null bucket decodes as an empty one
 		return fs.finishBucket(i, b)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("json: buckets[%d]: want an object, got %v", i, tok)
+		return b.where(i).fail(b.off, fmt.Errorf("want an object, got %v", tok))
 	}
+	b.off = fs.dec.InputOffset() - 1
 	for fs.dec.More() {
+		keyOff := fs.next()
 		key, err := fs.key()
 		if err != nil {
-			return err
+			return b.where(i).fail(-1, err)
 		}
 		if err := fs.ctx.Err(); err != nil {
 			return err
 		}
+		var field any
 		switch key {
 		case "name":
-			err = fs.dec.Decode(&b.fb.Name)
+			field = &b.fb.Name
 		case "versioning":
-			err = fs.dec.Decode(&b.fb.Versioning)
+			field = &b.fb.Versioning
 		case "object_lock":
-			err = fs.dec.Decode(&b.fb.ObjectLock)
-			if err == nil && b.streamed && b.fb.ObjectLock {
-				return fmt.Errorf("bucket %q: \"object_lock\": true comes after objects or uploads that were checked without it: put it before them", b.fb.Name)
-			}
+			field = &b.fb.ObjectLock
 		case "lifecycle_xml":
-			err = fs.dec.Decode(&b.fb.LifecycleXML)
+			field = &b.fb.LifecycleXML
 		case "objects", "uploads":
-			err = fs.items(i, b, key)
+			if err := fs.items(i, b, key); err != nil {
+				return err
+			}
 		default:
-			return fmt.Errorf("json: unknown field %q", key)
+			return b.where(i).fail(keyOff, fmt.Errorf("unknown field %q: want %s", key, fieldNames(&FixtureBucket{})))
 		}
-		if err != nil {
-			return err
+		if field != nil {
+			raw, off, err := fs.raw()
+			if err == nil {
+				err = decodeStrict(raw, off, key, field)
+			}
+			if err != nil {
+				return b.where(i).fail(off, err)
+			}
+			b.at[key] = off
 		}
 		b.seen[key] = true
 	}
 	if err := fs.delim('}'); err != nil {
-		return err
+		return b.where(i).fail(-1, err)
 	}
 	return fs.finishBucket(i, b)
 }
 
 // items reads a bucket's objects or uploads: written one at a time when
-// the bucket's name and versioning are known, else decoded whole and
-// written when the bucket ends.
+// the bucket's name and versioning are known, else held and written when
+// the bucket ends.
 func (fs *fixtureStream) items(i int, b *bucketStream, field string) error {
-	if !b.seen["name"] || !b.seen["versioning"] {
-		if field == "objects" {
-			var objs []FixtureObject
-			if err := fs.dec.Decode(&objs); err != nil {
-				return err
-			}
-			b.fb.Objects = append(b.fb.Objects, objs...)
-			return nil
-		}
-		var ups []FixtureUpload
-		if err := fs.dec.Decode(&ups); err != nil {
+	stream := b.seen["name"] && b.seen["versioning"]
+	if stream {
+		if err := fs.startBucket(i, b); err != nil {
 			return err
 		}
-		b.fb.Uploads = append(b.fb.Uploads, ups...)
-		return nil
+		b.streamed = true
 	}
-	if err := fs.startBucket(i, b); err != nil {
-		return err
-	}
-	b.streamed = true
 	isNull, err := fs.arrayOrNull()
 	if err != nil || isNull {
-		return err
+		if err != nil {
+			return b.where(i).fail(-1, err)
+		}
+		return nil
 	}
 	for fs.dec.More() {
 		if err := fs.ctx.Err(); err != nil {
 			return err
 		}
+		raw, off, err := fs.raw()
 		if field == "objects" {
-			var fo FixtureObject
-			if err := fs.dec.Decode(&fo); err != nil {
+			pos := b.objects
+			b.objects++
+			if err != nil {
+				w := b.where(i)
+				w.object = objectLabel(pos, stringField(fs.rec.from(off), "key"))
+				return w.fail(off, err)
+			}
+			h, err := decodeObject(b.where(i), raw, off, pos)
+			if err != nil {
 				return err
 			}
-			if err := fs.writeObject(b, fo); err != nil {
-				return fmt.Errorf("bucket %q: %w", b.fb.Name, err)
+			if !stream {
+				b.heldObjects = append(b.heldObjects, h)
+				continue
+			}
+			if err := fs.writeObject(i, b, h); err != nil {
+				return err
 			}
 			continue
 		}
-		var u FixtureUpload
-		if err := fs.dec.Decode(&u); err != nil {
+		pos := b.uploads
+		b.uploads++
+		if err != nil {
+			w := b.where(i)
+			w.upload = uploadLabel(pos, stringField(fs.rec.from(off), "upload_id"), stringField(fs.rec.from(off), "key"))
+			return w.fail(off, err)
+		}
+		h := heldUpload{off: off, pos: pos}
+		if err := decodeStrict(raw, off, "uploads[]", &h.u); err != nil {
+			w := b.where(i)
+			w.upload = uploadLabel(pos, stringField(raw, "upload_id"), stringField(raw, "key"))
+			return w.fail(off, err)
+		}
+		if !stream {
+			b.heldUploads = append(b.heldUploads, h)
+			continue
+		}
+		if err := fs.writeUpload(i, b, h); err != nil {
 			return err
 		}
-		if err := fs.writeUpload(b, u); err != nil {
-			return fmt.Errorf("bucket %q: %w", b.fb.Name, err)
+	}
+	if err := fs.delim(']'); err != nil {
+		return b.where(i).fail(-1, err)
+	}
+	return nil
+}
+
+// objectLabel names an object for an error, as FixtureError.Object.
+func objectLabel(pos int, key string) string {
+	if key != "" {
+		return "key " + key
+	}
+	return fmt.Sprintf("objects[%d]", pos)
+}
+
+// uploadLabel names an upload for an error, as FixtureError.Upload.
+func uploadLabel(pos int, id, key string) string {
+	switch {
+	case id != "" && key != "":
+		return "upload " + id + " of key " + key
+	case key != "":
+		return fmt.Sprintf("uploads[%d] of key %s", pos, key)
+	}
+	return fmt.Sprintf("uploads[%d]", pos)
+}
+
+// decodeObject decodes one object of bucket w, the pos'th, at document
+// offset off. A fault in a version names it and points into it.
+func decodeObject(w where, raw json.RawMessage, off int64, pos int) (heldObject, error) {
+	h := heldObject{raw: raw, off: off, pos: pos}
+	err := decodeStrict(raw, off, "objects[]", &h.fo)
+	if err == nil {
+		return h, nil
+	}
+	w.object = objectLabel(pos, stringField(raw, "key"))
+	// Find the version at fault: decode each alone.
+	eachField(raw, func(k string, _, valOff int64, val json.RawMessage) bool {
+		if k != "versions" || len(val) == 0 || val[0] != '[' {
+			return true
+		}
+		voff := off + valOff
+		i := 0
+		eachElem(val, func(elOff int64, el json.RawMessage) bool {
+			var fv FixtureVersion
+			if verr := decodeStrict(el, voff+elOff, "versions[]", &fv); verr != nil {
+				var id FixtureVersionID
+				if s := stringField(el, "version_id"); s != "" {
+					id = FixtureVersionID{Set: true, ID: s}
+				}
+				w.version, err = versionLabel(i, id), verr
+				return false
+			}
+			i++
+			return true
+		})
+		return false
+	})
+	return h, w.fail(off, err)
+}
+
+// versionOffset is the offset in the object raw of its i'th version, 0
+// when it has none.
+func versionOffset(raw []byte, i int) int64 {
+	var off int64
+	eachField(raw, func(k string, _, valOff int64, val json.RawMessage) bool {
+		if k != "versions" {
+			return true
+		}
+		n := 0
+		eachElem(val, func(elOff int64, _ json.RawMessage) bool {
+			if n == i {
+				off = valOff + elOff
+				return false
+			}
+			n++
+			return true
+		})
+		return false
+	})
+	return off
+}
+
+// eachElem calls fn with the offset in arr and the bytes of each element
+// of the JSON array arr, until fn returns false.
+func eachElem(arr []byte, fn func(off int64, el json.RawMessage) bool) {
+	d := json.NewDecoder(bytes.NewReader(arr))
+	if _, err := d.Token(); err != nil {
+		return
+	}
+	for d.More() {
+		var el json.RawMessage
+		if err := d.Decode(&el); err != nil || !fn(d.InputOffset()-int64(len(el)), el) {
+			return
 		}
 	}
-	return fs.delim(']')
 }
 
 // startBucket checks the bucket's name and versioning and creates its
@@ -355,17 +559,18 @@ func (fs *fixtureStream) startBucket(i int, b *bucketStream) error {
 		return nil
 	}
 	fb := &b.fb
+	w := b.where(i)
 	if fb.Name == "" {
-		return fmt.Errorf("buckets[%d]: name is required", i)
+		return w.fail(b.off, errors.New("name is required"))
 	}
 	if fs.names[fb.Name] {
-		return fmt.Errorf("bucket %q: listed twice", fb.Name)
+		return w.fail(b.offsetOf("name"), errors.New("listed twice"))
 	}
 	fs.names[fb.Name] = true
 	b.idx = uint32(len(fs.buckets))
 	fs.buckets = append(fs.buckets, fb.Name)
 	if _, err := bucketVersioning(fb.Versioning); err != nil {
-		return fmt.Errorf("bucket %q: %w", fb.Name, err)
+		return w.fail(b.offsetOf("versioning"), err)
 	}
 	tx, err := fs.w.txn()
 	if err != nil {
@@ -379,7 +584,7 @@ func (fs *fixtureStream) startBucket(i int, b *bucketStream) error {
 		// object_lock may come later in the stream and are compared
 		// when the bucket ends (finishBucket).
 		if vs, _ := bucketVersioning(fb.Versioning); vs != rec.Versioning {
-			return existsErr(fb.Name)
+			return w.fail(b.off, existsErr())
 		}
 		b.existing = &rec
 		b.started = true
@@ -413,20 +618,21 @@ func (fs *fixtureStream) finishBucket(i int, b *bucketStream) error {
 		return err
 	}
 	fb := &b.fb
-	for _, fo := range fb.Objects {
-		if err := fs.writeObject(b, fo); err != nil {
-			return fmt.Errorf("bucket %q: %w", fb.Name, err)
+	for _, h := range b.heldObjects {
+		if err := fs.writeObject(i, b, h); err != nil {
+			return err
 		}
 	}
-	for _, u := range fb.Uploads {
-		if err := fs.writeUpload(b, u); err != nil {
-			return fmt.Errorf("bucket %q: %w", fb.Name, err)
+	for _, h := range b.heldUploads {
+		if err := fs.writeUpload(i, b, h); err != nil {
+			return err
 		}
 	}
+	b.heldObjects, b.heldUploads = nil, nil
 	vs, _ := bucketVersioning(fb.Versioning)
 	rec := bucketRecord{Versioning: vs, ObjectLock: fb.ObjectLock, LifecycleXML: fb.LifecycleXML}
 	if b.existing != nil && *b.existing != rec {
-		return existsErr(fb.Name)
+		return b.where(i).fail(b.off, existsErr())
 	}
 	raw, err := encode(rec)
 	if err != nil {
@@ -450,15 +656,25 @@ func (fs *fixtureStream) finishBucket(i int, b *bucketStream) error {
 }
 
 // writeObject validates one key and writes it with its meta-log history.
-func (fs *fixtureStream) writeObject(b *bucketStream, fo FixtureObject) error {
-	pos := b.objects
-	b.objects++
+func (fs *fixtureStream) writeObject(i int, b *bucketStream, h heldObject) error {
+	fo := h.fo
+	w := b.where(i)
+	w.object = objectLabel(h.pos, fo.Key)
 	if fo.Key == "" {
-		return fmt.Errorf("objects[%d]: key is required", pos)
+		return w.fail(h.off, errors.New("key is required"))
 	}
 	rec, err := planVersions(b.fb, fo)
 	if err != nil {
-		return fmt.Errorf("object %q: %w", fo.Key, err)
+		off := h.off
+		var ve *versionErr
+		if errors.As(err, &ve) {
+			w.version, err = ve.label, ve.err
+			off = h.off + versionOffset(h.raw, ve.i)
+		}
+		if errors.Is(err, errNeedObjectLock) && b.streamed && !b.seen["object_lock"] {
+			err = fmt.Errorf("%w, before its \"objects\": the loader writes a bucket's objects as it reads them, once it has the bucket's name and versioning", err)
+		}
+		return w.fail(off, err)
 	}
 	tx, err := fs.w.txn()
 	if err != nil {
@@ -467,9 +683,9 @@ func (fs *fixtureStream) writeObject(b *bucketStream, fo FixtureObject) error {
 	objs := fs.fill(objectsOf(tx, b.fb.Name))
 	if objs.Get([]byte(fo.Key)) != nil {
 		if b.existing != nil {
-			return fmt.Errorf("object %q: listed twice, or already in the filer", fo.Key)
+			return w.fail(h.off, errors.New("listed twice, or already in the filer"))
 		}
-		return fmt.Errorf("object %q: listed twice", fo.Key)
+		return w.fail(h.off, errors.New("listed twice"))
 	}
 	// Oldest first: each version's put, then its predecessor's demotion
 	// at the same instant. The put comes first in fixture order, so the
@@ -479,11 +695,11 @@ func (fs *fixtureStream) writeObject(b *bucketStream, fo FixtureObject) error {
 	vs := rec.Versions
 	for i := len(vs) - 1; i >= 0; i-- {
 		if err := fs.event(sortEvent{AtNs: vs[i].MtimeNs, Code: codePut, Bucket: b.idx, Key: fo.Key, Version: vs[i].VersionID}); err != nil {
-			return err
+			return w.fail(h.off, err)
 		}
 		if i+1 < len(vs) {
 			if err := fs.event(sortEvent{AtNs: vs[i].MtimeNs, Code: codeDemote, Bucket: b.idx, Key: fo.Key, Version: vs[i+1].VersionID}); err != nil {
-				return err
+				return w.fail(h.off, err)
 			}
 			vs[i+1].NoncurrentSinceNs = vs[i].MtimeNs + 1
 		}
@@ -500,19 +716,20 @@ func (fs *fixtureStream) writeObject(b *bucketStream, fo FixtureObject) error {
 	return nil
 }
 
-func (fs *fixtureStream) writeUpload(b *bucketStream, u FixtureUpload) error {
-	pos := b.uploads
-	b.uploads++
+func (fs *fixtureStream) writeUpload(i int, b *bucketStream, h heldUpload) error {
+	u := h.u
+	w := b.where(i)
+	w.upload = uploadLabel(h.pos, u.UploadID, u.Key)
 	switch {
 	case u.Key == "":
-		return fmt.Errorf("uploads[%d]: key is required", pos)
+		return w.fail(h.off, errors.New("key is required"))
 	case u.UploadID == "":
-		return fmt.Errorf("upload of %q: upload_id is required", u.Key)
+		return w.fail(h.off, errors.New("upload_id is required"))
 	case u.Initiated.IsZero():
-		return fmt.Errorf("upload %q of %q: initiated is required (RFC3339)", u.UploadID, u.Key)
+		return w.fail(h.off, errors.New("initiated is required (RFC3339)"))
 	}
 	if err := filer.CheckTime("initiated", u.Initiated); err != nil {
-		return fmt.Errorf("upload %q of %q: %w", u.UploadID, u.Key, err)
+		return w.fail(h.off, err)
 	}
 	tx, err := fs.w.txn()
 	if err != nil {
@@ -521,7 +738,7 @@ func (fs *fixtureStream) writeUpload(b *bucketStream, u FixtureUpload) error {
 	ups := fs.fill(uploadsOf(tx, b.fb.Name))
 	k := uploadKey(u.Key, u.UploadID)
 	if ups.Get(k) != nil {
-		return fmt.Errorf("upload %q of %q: listed twice", u.UploadID, u.Key)
+		return w.fail(h.off, errors.New("listed twice"))
 	}
 	raw, err := encode(uploadRecord{InitiatedNs: u.Initiated.UnixNano()})
 	if err != nil {
@@ -531,7 +748,7 @@ func (fs *fixtureStream) writeUpload(b *bucketStream, u FixtureUpload) error {
 		return err
 	}
 	if err := fs.event(sortEvent{AtNs: u.Initiated.UnixNano(), Code: codeMPUInit, Bucket: b.idx, Key: u.Key, UploadID: u.UploadID}); err != nil {
-		return err
+		return w.fail(h.off, err)
 	}
 	fs.sum.Uploads++
 	return nil

@@ -107,20 +107,20 @@ func TestLoadFixtureErrors(t *testing.T) {
 		fixture string
 		want    string
 	}{
-		{name: "unknown field", fixture: `{"buckets":[{"name":"b","colour":"red"}]}`, want: `fixture: json: unknown field "colour"`},
+		{name: "unknown field", fixture: `{"buckets":[{"name":"b","colour":"red"}]}`, want: `bucket b: unknown field "colour": want one of name, versioning, object_lock, lifecycle_xml, objects, uploads (byte 24)`},
 		{name: "unknown version field", fixture: obj(`{"mtime":"2026-01-01T00:00:00Z","sise":1}`), want: `unknown field "sise"`},
-		{name: "not json", fixture: `{"buckets":`, want: "fixture: unexpected EOF"},
+		{name: "not json", fixture: `{"buckets":`, want: "unexpected EOF: the document is cut short (byte 11)"},
 		{name: "trailing data", fixture: `{"buckets":[]} {}`, want: "trailing data"},
-		{name: "bad versioning", fixture: `{"buckets":[{"name":"b","versioning":"On"}]}`, want: `bucket "b": versioning "On"`},
+		{name: "bad versioning", fixture: `{"buckets":[{"name":"b","versioning":"On"}]}`, want: `bucket b: versioning "On"`},
 		{name: "no bucket name", fixture: `{"buckets":[{"versioning":"Enabled"}]}`, want: "buckets[0]: name is required"},
-		{name: "duplicate bucket", fixture: `{"buckets":[{"name":"b"},{"name":"b"}]}`, want: `bucket "b": listed twice`},
-		{name: "duplicate key", fixture: `{"buckets":[{"name":"b","objects":[{"key":"k","versions":[{"mtime":"2026-01-01T00:00:00Z"}]},{"key":"k","versions":[{"mtime":"2026-01-01T00:00:00Z"}]}]}]}`, want: `object "k": listed twice`},
-		{name: "equal mtimes", fixture: obj(`{"mtime":"2026-01-01T00:00:00Z"},{"mtime":"2026-01-01T00:00:00Z"}`), want: `object "k": versions[1]: mtime 2026-01-01T00:00:00Z is not after`},
+		{name: "duplicate bucket", fixture: `{"buckets":[{"name":"b"},{"name":"b"}]}`, want: `bucket b: listed twice`},
+		{name: "duplicate key", fixture: `{"buckets":[{"name":"b","objects":[{"key":"k","versions":[{"mtime":"2026-01-01T00:00:00Z"}]},{"key":"k","versions":[{"mtime":"2026-01-01T00:00:00Z"}]}]}]}`, want: `bucket b, key k: listed twice`},
+		{name: "equal mtimes", fixture: obj(`{"mtime":"2026-01-01T00:00:00Z"},{"mtime":"2026-01-01T00:00:00Z"}`), want: `bucket b, key k: versions[1]: mtime 2026-01-01T00:00:00Z is not after`},
 		{name: "mtime before 1970", fixture: obj(`{"mtime":"1600-01-01T00:00:00Z"}`), want: "mtime 1600-01-01T00:00:00Z is outside 1970-01-01T00:00:00Z..2262-04-11T23:47:16Z"},
 		{name: "mtime after 2262", fixture: obj(`{"mtime":"2300-01-01T00:00:00Z"}`), want: "mtime 2300-01-01T00:00:00Z is outside"},
 		{name: "decreasing mtimes", fixture: obj(`{"mtime":"2026-02-01T00:00:00Z"},{"mtime":"2026-01-01T00:00:00Z"}`), want: "strictly increasing"},
 		{name: "missing mtime", fixture: obj(`{"size":1}`), want: "versions[0]: mtime is required"},
-		{name: "bad mtime", fixture: obj(`{"mtime":"yesterday"}`), want: `parsing time "yesterday"`},
+		{name: "bad mtime", fixture: obj(`{"mtime":"yesterday"}`), want: `bucket b, key k: versions[0]: mtime "yesterday": want an RFC3339 time`},
 		{name: "duplicate version id", fixture: obj(`{"version_id":"v","mtime":"2026-01-01T00:00:00Z"},{"version_id":"v","mtime":"2026-02-01T00:00:00Z"}`), want: `version_id "v" is used twice`},
 		{name: "two null versions", fixture: obj(`{"version_id":null,"mtime":"2026-01-01T00:00:00Z"},{"version_id":"null","mtime":"2026-02-01T00:00:00Z"}`), want: `version_id "null" is used twice`},
 		{name: "empty version id", fixture: obj(`{"version_id":"","mtime":"2026-01-01T00:00:00Z"}`), want: "version_id is empty"},
@@ -130,7 +130,7 @@ func TestLoadFixtureErrors(t *testing.T) {
 		{name: "negative size", fixture: obj(`{"mtime":"2026-01-01T00:00:00Z","size":-1}`), want: "negative"},
 		{name: "unversioned with two versions", fixture: `{"buckets":[{"name":"b","objects":[{"key":"k","versions":[{"mtime":"2026-01-01T00:00:00Z"},{"mtime":"2026-02-01T00:00:00Z"}]}]}]}`, want: "one version per key"},
 		{name: "unversioned with version id", fixture: `{"buckets":[{"name":"b","versioning":"Off","objects":[{"key":"k","versions":[{"version_id":"v1","mtime":"2026-01-01T00:00:00Z"}]}]}]}`, want: `version_id "v1" in an unversioned bucket`},
-		{name: "upload without id", fixture: `{"buckets":[{"name":"b","uploads":[{"key":"k","initiated":"2026-01-01T00:00:00Z"}]}]}`, want: `upload of "k": upload_id is required`},
+		{name: "upload without id", fixture: `{"buckets":[{"name":"b","uploads":[{"key":"k","initiated":"2026-01-01T00:00:00Z"}]}]}`, want: `bucket b, uploads[0] of key k: upload_id is required`},
 		{name: "upload without initiated", fixture: `{"buckets":[{"name":"b","uploads":[{"key":"k","upload_id":"u"}]}]}`, want: "initiated is required"},
 		{name: "duplicate upload", fixture: `{"buckets":[{"name":"b","uploads":[{"key":"k","upload_id":"u","initiated":"2026-01-01T00:00:00Z"},{"key":"k","upload_id":"u","initiated":"2026-01-02T00:00:00Z"}]}]}`, want: "listed twice"},
 	}
@@ -156,7 +156,7 @@ func TestLoadFixtureAtomic(t *testing.T) {
 	_, err := f.LoadFixture(ctx, strings.NewReader(`{"buckets":[
 	  {"name":"alpha","versioning":"Enabled","objects":[{"key":"k","versions":[{"mtime":"2026-01-01T00:00:00Z"}]}]},
 	  {"name":"zeta"}]}`))
-	if !errors.Is(err, ErrBucketExists) || !strings.HasSuffix(err.Error(), `bucket "zeta": bucket already exists`) || !slices.Equal(hint.All(err), []string{"to add objects to it, repeat its versioning, object_lock and lifecycle_xml exactly; else load into a fresh --filer directory"}) {
+	if !errors.Is(err, ErrBucketExists) || !strings.HasSuffix(err.Error(), `bucket zeta: bucket already exists in the filer with another versioning, object_lock or lifecycle_xml (byte 130)`) || !slices.Equal(hint.All(err), []string{"to add objects to it, repeat its versioning, object_lock and lifecycle_xml exactly; else load into a fresh --filer directory"}) {
 		t.Fatalf("err = %v, want ErrBucketExists naming zeta", err)
 	}
 	bs, _ := f.ListBuckets(ctx)
@@ -202,23 +202,32 @@ func assertEmpty(t *testing.T, f *Filer) {
 
 // A bucket whose name and versioning come before its objects is written as
 // it is decoded; one whose versioning comes after them is decoded whole
-// first and loads the same. "object_lock": true after streamed objects is
-// refused: they were checked without it.
+// first and loads the same. "object_lock": true after streamed objects
+// without retention is accepted (Object Lock only allows more); a
+// retained version streamed before it is refused with where the field
+// must go. Decoded whole, the bucket takes object_lock anywhere.
 func TestLoadFixtureFieldOrder(t *testing.T) {
 	const versions = `[{"key":"k","versions":[{"version_id":"v1","mtime":"2026-01-01T00:00:00Z","size":1},{"version_id":"v2","mtime":"2026-02-01T00:00:00Z","size":2}]}]`
+	const held = `[{"key":"k","versions":[{"version_id":"v1","mtime":"2026-01-01T00:00:00Z","size":1},{"version_id":"v2","mtime":"2026-02-01T00:00:00Z","size":2,"legal_hold":true}]}]`
 	for _, tc := range []struct {
 		name, fixture, wantErr string
 	}{
 		{"header first", `{"buckets":[{"name":"b","versioning":"Enabled","objects":` + versions + `}]}`, ""},
 		{"versioning last", `{"buckets":[{"objects":` + versions + `,"name":"b","versioning":"Enabled"}]}`, ""},
-		{"object_lock after streamed objects", `{"buckets":[{"name":"b","versioning":"Enabled","objects":` + versions + `,"object_lock":true}]}`, `"object_lock": true comes after objects`},
+		{"object_lock after streamed objects", `{"buckets":[{"name":"b","versioning":"Enabled","objects":` + versions + `,"object_lock":true}]}`, ""},
+		{"object_lock first, retention streamed", `{"buckets":[{"name":"b","versioning":"Enabled","object_lock":true,"objects":` + held + `}]}`, ""},
+		{"object_lock last, objects held", `{"buckets":[{"objects":` + held + `,"name":"b","versioning":"Enabled","object_lock":true}]}`, ""},
+		{"object_lock after streamed retention", `{"buckets":[{"name":"b","versioning":"Enabled","objects":` + held + `,"object_lock":true}]}`,
+			`bucket b, key k: version v2: retain_until/legal_hold need "object_lock": true on the bucket, before its "objects": the loader writes a bucket's objects as it reads them, once it has the bucket's name and versioning (byte 141)`},
+		{"object_lock false", `{"buckets":[{"name":"b","versioning":"Enabled","object_lock":false,"objects":` + held + `}]}`,
+			`bucket b, key k: version v2: retain_until/legal_hold need "object_lock": true on the bucket (byte 161)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := openTest(t, Options{})
 			_, err := f.LoadFixture(context.Background(), strings.NewReader(tc.fixture))
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("err = %v\nwant %s", err, tc.wantErr)
 				}
 				assertEmpty(t, f)
 				return

@@ -172,7 +172,7 @@ func TestLoadFailure(t *testing.T) {
 		hook    func(LoadPoint) error
 		want    string
 	}{
-		{"bad fixture", `{"buckets":[{"name":"b","colour":"red"}]}`, nil, `fixture: json: unknown field "colour"`},
+		{"bad fixture", `{"buckets":[{"name":"b","colour":"red"}]}`, nil, `bucket b: unknown field "colour": want one of name, versioning, object_lock, lifecycle_xml, objects, uploads (byte 24)`},
 		{"error after a bucket", threeBuckets, failing(LoadPoint{Buckets: 2}), "fixture: injected"},
 		{"error before the rename", threeBuckets, failing(LoadPoint{Buckets: 3, Durable: true}), "injected"},
 	}

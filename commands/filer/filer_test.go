@@ -147,7 +147,7 @@ func TestLsErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"buckets":[{"name":"b","colour":"red"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(t, "load", bad, "--filer", t.TempDir()); err == nil || !strings.Contains(err.Error(), bad+`: fixture: json: unknown field "colour"`) {
+	if _, err := run(t, "load", bad, "--filer", t.TempDir()); err == nil || err.Error() != bad+`: bucket b: unknown field "colour": want one of name, versioning, object_lock, lifecycle_xml, objects, uploads (byte 24)` {
 		t.Errorf("bad fixture err = %v", err)
 	}
 }

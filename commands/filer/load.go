@@ -2,6 +2,7 @@ package filer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -86,6 +87,11 @@ func runLoad(ctx context.Context, stdout, stderr io.Writer, path, dir string) er
 	res, err := client.Load(ctx, dir, in, client.LoadOptions{Hook: loadHook})
 	for _, p := range res.Removed {
 		fmt.Fprintf(stderr, "ilmctl: removed %s, left by an unfinished load\n", p)
+	}
+	var fe *client.FixtureError
+	if errors.As(err, &fe) {
+		// The error says where in the file: the file's name leads.
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err != nil {
 		return fmt.Errorf("load %s: %w", path, err)
