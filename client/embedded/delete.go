@@ -13,8 +13,10 @@ import (
 )
 
 // LifecycleDelete applies one lifecycle action if its target still has the
-// expected identity (version ID, mtime, size, ETag; upload ID for AbortMPU).
-// The check and the change, with its meta-log events, are applied in one
+// expected identity (version ID, mtime, size, ETag; upload ID for AbortMPU),
+// is in the position its kind requires, and is still selected by
+// req.Applies, when set, on the key as the transaction reads it. The
+// checks and the change, with its meta-log events, are applied in one
 // write transaction, committed together with the deletes other callers
 // made meanwhile (see groupCommit) and durable before LifecycleDelete
 // returns. Refusals are outcomes; the error is non-nil only for I/O
@@ -84,18 +86,18 @@ func (m *mutation) apply(req filer.DeleteRequest) (filer.Outcome, error) {
 	}
 	switch lifecycle.ActionKind(req.Kind) {
 	case lifecycle.ExpirationDays, lifecycle.ExpirationDate:
-		return m.expireLatest(b.Versioning, obj, req.Expected)
+		return m.expireLatest(b.Versioning, obj, req)
 	case lifecycle.NoncurrentDays, lifecycle.NewerNoncurrent:
-		return m.expireNoncurrent(obj, req.Expected)
+		return m.expireNoncurrent(obj, req)
 	case lifecycle.ExpiredDeleteMarker:
-		return m.removeLoneDeleteMarker(obj, req.Expected)
+		return m.removeLoneDeleteMarker(obj, req)
 	}
 	return filer.OutcomeBlocked, nil
 }
 
-func (m *mutation) expireLatest(vs filer.Versioning, obj objectRecord, want filer.Identity) (filer.Outcome, error) {
+func (m *mutation) expireLatest(vs filer.Versioning, obj objectRecord, req filer.DeleteRequest) (filer.Outcome, error) {
 	latest := obj.Versions[0]
-	if latest.DeleteMarker || !latest.matches(want) {
+	if latest.DeleteMarker || !latest.matches(req.Expected) || !m.applies(req, obj, 0) {
 		return filer.OutcomeNoopResolved, nil
 	}
 	switch vs {
@@ -145,10 +147,11 @@ func (m *mutation) pushDeleteMarker(obj objectRecord, versionID string, demote b
 	return filer.OutcomeDone, m.store(obj)
 }
 
-func (m *mutation) expireNoncurrent(obj objectRecord, want filer.Identity) (filer.Outcome, error) {
+func (m *mutation) expireNoncurrent(obj objectRecord, req filer.DeleteRequest) (filer.Outcome, error) {
+	want := req.Expected
 	i := slices.IndexFunc(obj.Versions, func(v versionRecord) bool { return v.VersionID == want.VersionID })
-	if i <= 0 || !obj.Versions[i].matches(want) {
-		return filer.OutcomeNoopResolved, nil // gone, now the latest, or changed
+	if i <= 0 || !obj.Versions[i].matches(want) || !m.applies(req, obj, i) {
+		return filer.OutcomeNoopResolved, nil // gone, now the latest, changed, or no longer selected
 	}
 	if obj.Versions[i].locked(m.now) {
 		return filer.OutcomeSkippedObjectLock, nil
@@ -156,11 +159,27 @@ func (m *mutation) expireNoncurrent(obj objectRecord, want filer.Identity) (file
 	return m.removeAt(obj, i)
 }
 
-func (m *mutation) removeLoneDeleteMarker(obj objectRecord, want filer.Identity) (filer.Outcome, error) {
-	if len(obj.Versions) != 1 || !obj.Versions[0].DeleteMarker || !obj.Versions[0].matches(want) {
+func (m *mutation) removeLoneDeleteMarker(obj objectRecord, req filer.DeleteRequest) (filer.Outcome, error) {
+	if len(obj.Versions) != 1 || !obj.Versions[0].DeleteMarker || !obj.Versions[0].matches(req.Expected) || !m.applies(req, obj, 0) {
 		return filer.OutcomeNoopResolved, nil
 	}
 	return m.removeAt(obj, 0)
+}
+
+// applies is req.Applies on the key as this transaction holds it, after
+// the target's identity and position were checked: the re-decision and
+// the delete see the same state, so nothing can change between them. It
+// catches what identity and position cannot, a predicate moved by another
+// change to the key: a NewerNoncurrentVersions rank lowered by the delete
+// of a newer noncurrent version (this pass's own, under another rule, or
+// a client's), or a successor replaced (docs/design/daily-run.md#dispatch).
+// A request without Applies is decided on identity and position alone.
+func (m *mutation) applies(req filer.DeleteRequest, obj objectRecord, idx int) bool {
+	if req.Applies == nil {
+		return true
+	}
+	o := obj.toObject(m.key)
+	return req.Applies(&o, idx)
 }
 
 func (m *mutation) removeAt(obj objectRecord, i int) (filer.Outcome, error) {

@@ -56,7 +56,11 @@ var ErrNoAnswer = filer.ErrNoAnswer
 // after the listing — an overwrite, or tags or retention alone — makes the
 // server answer NOOP_RESOLVED. The ETag is not sent: the server does not
 // compare it, and it is either in the Extended map or derived from the
-// chunks, which the hash and the head fid pin.
+// chunks, which the hash and the head fid pin. req.Applies is not called:
+// the server re-checks identity and position only, so a predicate another
+// change to the key moved (a NewerNoncurrentVersions rank lowered by the
+// delete of a newer version) is not re-decided on SeaweedFS
+// (docs/design/daily-run.md#dispatch).
 //
 // An unknown kind, a version kind without a version ID and an identity
 // without a token this package issued (ErrBadStoreToken: the version was

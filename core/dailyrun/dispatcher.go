@@ -179,7 +179,7 @@ func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Uplo
 		v := vt.obj.Versions[vt.idx]
 		a.Key, a.VersionID = vt.obj.Key, v.VersionID
 		req.Key, req.Expected = vt.obj.Key, v.Identity()
-		req.Applies = p.applies(act, m.Kind)
+		req.Applies = p.applies(bucket, act, m.Kind)
 	}
 	// A target already dispatched in this pass (by the walker, then the
 	// replay of its event; or on two events of one key that different
@@ -343,19 +343,49 @@ func (p *pass) markDispatched(key string) bool {
 	return p.seen.add(key)
 }
 
-// applies is DeleteRequest.Applies for a match act made: the same
-// compiled action (rule and kind, evaluated as it was chosen) must still
-// select the version, in the position it acts on, with a match of the same
-// kind that is due at the pass clock. A different rule that would now
-// delete it is not enough: the action is decided again next pass.
-func (p *pass) applies(act *engine.CompiledAction, kind lifecycle.ActionKind) func(*filer.Object, int) bool {
+// applies is DeleteRequest.Applies for a match act made: on the key as
+// the store reads it before deleting, the same compiled action (rule and
+// kind, evaluated as it was chosen) must still select the version, in the
+// position it acts on, with a match of the same kind that is due at the
+// pass clock; failing that, another rule of the bucket must select it for
+// a delete of the same effect (a permanent delete of a noncurrent version,
+// a delete marker over the latest, the removal of a lone marker), due at
+// the pass clock. The second test keeps a version one rule no longer
+// selects (its NewerNoncurrentVersions rank fell when a newer version was
+// deleted) but another still does (NoncurrentDays): the walk chose only
+// one match per version, and a replay-kind rule's match decided by a
+// recovery walk is not decided again by any later pass
+// (docs/design/daily-run.md#dispatch).
+func (p *pass) applies(bucket string, act *engine.CompiledAction, kind lifecycle.ActionKind) func(*filer.Object, int) bool {
 	return func(obj *filer.Object, idx int) bool {
 		if act == nil || obj == nil {
 			return false
 		}
-		m, ok := p.snap.EvaluateVersion(act, obj, idx)
-		return ok && m.Kind == kind && m.IsDue(p.cfg.RunNow)
+		if m, ok := p.snap.EvaluateVersion(act, obj, idx); ok && m.Kind == kind && m.IsDue(p.cfg.RunNow) {
+			return true
+		}
+		for _, a := range p.snap.BucketActions(bucket) {
+			if a == act || !a.IsActive() || deleteEffect(a.Key.Kind) != deleteEffect(kind) {
+				continue
+			}
+			if m, ok := p.snap.EvaluateVersion(a, obj, idx); ok && deleteEffect(m.Kind) == deleteEffect(kind) && m.IsDue(p.cfg.RunNow) {
+				return true
+			}
+		}
+		return false
 	}
+}
+
+// deleteEffect groups the version kinds by what LifecycleDelete does with
+// them; an upload or unknown kind is its own group.
+func deleteEffect(k lifecycle.ActionKind) string {
+	switch k {
+	case lifecycle.NoncurrentDays, lifecycle.NewerNoncurrent:
+		return "remove noncurrent"
+	case lifecycle.ExpirationDays, lifecycle.ExpirationDate:
+		return "expire latest"
+	}
+	return string(k)
 }
 
 // confirmNoop checks a NOOP_RESOLVED answer against a fresh read of the

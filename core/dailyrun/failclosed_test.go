@@ -448,7 +448,40 @@ func TestAppliesPredicates(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			act := &engine.CompiledAction{Key: engine.ActionKey{Kind: tc.kind}, Rule: &tc.rule}
-			if got := p.applies(act, tc.kind)(&tc.obj, tc.idx); got != tc.want {
+			if got := p.applies("b", act, tc.kind)(&tc.obj, tc.idx); got != tc.want {
+				t.Errorf("applies = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A version the deciding rule no longer selects (its NewerNoncurrentVersions
+// rank fell) is still deleted when another rule of the bucket selects it
+// for the same effect; a rule of another effect does not count.
+func TestAppliesAcceptsAnotherRuleOfTheSameEffect(t *testing.T) {
+	now := ts("2026-11-30T12:00:00Z")
+	old := now.Add(-10 * day).UnixNano()
+	newer := lifecycle.Rule{ID: "newer", Enabled: true, NoncurrentDays: 3, NewerNoncurrentVersions: 1}
+	obj := filer.Object{Key: "k", Versions: []filer.Version{{VersionID: "b", MtimeNs: old}, {VersionID: "a", MtimeNs: old - 1}}}
+	for _, tc := range []struct {
+		name  string
+		other lifecycle.Rule
+		want  bool
+	}{
+		{"NoncurrentDays due", lifecycle.Rule{ID: "nc7", Enabled: true, NoncurrentDays: 7}, true},
+		{"NoncurrentDays not due", lifecycle.Rule{ID: "nc30", Enabled: true, NoncurrentDays: 30}, false},
+		{"Expiration only", lifecycle.Rule{ID: "exp1", Enabled: true, ExpirationDays: 1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := snapshotOf("b", filer.VersioningEnabled, newer, tc.other)
+			p := newPass(Config{Snapshot: snap, RunNow: now})
+			var act *engine.CompiledAction
+			for _, a := range snap.BucketActions("b") {
+				if a.Key.Kind == lifecycle.NewerNoncurrent {
+					act = a
+				}
+			}
+			if got := p.applies("b", act, lifecycle.NewerNoncurrent)(&obj, 1); got != tc.want {
 				t.Errorf("applies = %v, want %v", got, tc.want)
 			}
 		})

@@ -177,9 +177,22 @@ type DeleteRequest struct {
 	// Expected's identity. It re-establishes every predicate the action was
 	// chosen on (filter prefix, tags and size, latest or noncurrent
 	// position, the successor's time, NewerNoncurrentVersions count, due
-	// time) and returns false when the action no longer applies. A store
-	// whose server does not check all of them itself calls it and answers
-	// NOOP_RESOLVED on false. nil means no re-check was asked for.
+	// time) and returns false when the action no longer applies; another
+	// rule of the bucket that selects the version for a delete of the same
+	// effect, due at the pass clock, also applies. The pass decides at its
+	// own instant (RunNow), not the store's.
+	//
+	// Identity and position alone cannot catch a predicate another change
+	// to the key moved: a version's NewerNoncurrentVersions rank falls when
+	// a newer noncurrent object version is deleted (by this pass under
+	// another rule, or by a client) or the latest is removed, and a
+	// successor can be replaced. So every store that can calls it after its
+	// identity and position checks and answers NOOP_RESOLVED on false: the
+	// embedded filer inside the delete's own transaction, s3:// on a fresh
+	// listing before its If-Match delete. SeaweedFS's LifecycleDelete RPC
+	// checks identity and position on the server and cannot call it
+	// (docs/design/daily-run.md#dispatch). nil means no re-check was asked
+	// for.
 	Applies func(obj *Object, idx int) bool
 }
 
