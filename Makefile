@@ -11,7 +11,7 @@ DEMO_RECONCILE := --bucket records --object 2025/q3-report.pdf \
 	--version-id 9d2f61c0-5b1e-4c8a-9f3e-1a7b2c4d6e80 --filer $(DEMO) --tiers $(DEMO)/tiers.json
 
 .DEFAULT_GOAL := help
-.PHONY: help build image test alerts test-integration test-integration-seaweedfs test-integration-minio demo bench lint fuzz clean
+.PHONY: help build image test soak alerts test-integration test-integration-seaweedfs test-integration-minio demo bench lint fuzz clean
 
 # promtool comes with Debian's prometheus package (.ci/run installs it).
 PROMTOOL ?= promtool
@@ -50,6 +50,13 @@ image: ## container image ilmctl:VERSION (needs docker)
 test: ## vet and run every test with the race detector
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+# SOAK_SEEDS: the seeds of the replay-versus-walk differential
+# (TestReplayDeletesWhatAWalkDeletes reads ILMCTL_SOAK_SEEDS; go test runs 50).
+SOAK_SEEDS ?= 1-1000
+soak: ## replay vs walk differential, 1,000 seeds (SOAK_SEEDS=)
+	ILMCTL_SOAK_SEEDS=$(SOAK_SEEDS) $(GO) test -count=1 -timeout 60m \
+		-run '^TestReplayDeletesWhatAWalkDeletes$$' ./core/dailyrun
 
 alerts: ## promtool: check the alert rules and their tests
 	@command -v $(PROMTOOL) >/dev/null || { echo "make alerts: no $(PROMTOOL); install it with apt-get install --no-install-recommends prometheus, or set PROMTOOL=" >&2; exit 1; }

@@ -9,11 +9,14 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
 // fakeStore is an in-memory filer.Store for unit tests of the pass alone.
-// Deletes record the request and apply the simplest effect (remove the
-// version or upload); outcomes and transport errors can be scripted.
+// Deletes record the request, re-check what the embedded filer re-checks
+// (identity, position, Applies: stillDue) and apply the simplest effect
+// (remove the version or upload); outcomes and transport errors can be
+// scripted. Uploads list in (key, upload ID) order.
 type fakeStore struct {
 	mu      sync.Mutex
 	buckets []filer.Bucket
@@ -144,12 +147,20 @@ func (f *fakeStore) LookupObject(_ context.Context, bucket, key string) (filer.O
 func (f *fakeStore) ListUploads(_ context.Context, bucket, after string, limit int) ([]filer.Upload, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// Ordered by (key, upload ID), as the Store contract says and the
+	// embedded filer lists: a marker is a position in that order.
 	var out []filer.Upload
 	for _, u := range f.uploads[bucket] {
 		if u.Key+"\x00"+u.UploadID > after {
 			out = append(out, u)
 		}
 	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Key != out[j].Key {
+			return out[i].Key < out[j].Key
+		}
+		return out[i].UploadID < out[j].UploadID
+	})
 	next := ""
 	if len(out) > limit {
 		out = out[:limit]
@@ -225,14 +236,8 @@ func (f *fakeStore) LifecycleDelete(_ context.Context, req filer.DeleteRequest) 
 	}
 	for i, v := range o.Versions {
 		if v.Identity() == req.Expected {
-			// Like a store whose server checks only identity, it asks the
-			// pass to re-decide the action on what it holds now.
-			if req.Applies != nil {
-				c := *o
-				c.Versions = append([]filer.Version(nil), o.Versions...)
-				if !req.Applies(&c, i) {
-					return filer.OutcomeNoopResolved, nil
-				}
+			if !stillDue(req, o, i) {
+				return filer.OutcomeNoopResolved, nil
 			}
 			o.Versions = append(o.Versions[:i:i], o.Versions[i+1:]...)
 			if len(o.Versions) == 0 {
@@ -242,6 +247,37 @@ func (f *fakeStore) LifecycleDelete(_ context.Context, req filer.DeleteRequest) 
 		}
 	}
 	return filer.OutcomeNoopResolved, nil
+}
+
+// stillDue re-checks a delete of o.Versions[i], which has the expected
+// identity, as the embedded filer does in its transaction: the target in
+// the position its kind requires (the latest, not a marker, for
+// Expiration; noncurrent for NoncurrentDays and NewerNoncurrent; a lone
+// marker for ExpiredDeleteMarker), then req.Applies on the key as held
+// now (docs/design/daily-run.md#dispatch).
+func stillDue(req filer.DeleteRequest, o *filer.Object, i int) bool {
+	switch lifecycle.ActionKind(req.Kind) {
+	case lifecycle.ExpirationDays, lifecycle.ExpirationDate:
+		if i != 0 || o.Versions[0].DeleteMarker {
+			return false
+		}
+	case lifecycle.NoncurrentDays, lifecycle.NewerNoncurrent:
+		if i == 0 {
+			return false
+		}
+	case lifecycle.ExpiredDeleteMarker:
+		if len(o.Versions) != 1 || !o.Versions[0].DeleteMarker {
+			return false
+		}
+	default:
+		return false
+	}
+	if req.Applies == nil {
+		return true
+	}
+	c := *o
+	c.Versions = append([]filer.Version(nil), o.Versions...)
+	return req.Applies(&c, i)
 }
 
 func (f *fakeStore) ReadFile(_ context.Context, path string) ([]byte, error) {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +45,8 @@ func (s *loggedStore) nextTs() int64 {
 	return ts
 }
 
-// LifecycleDelete deletes as S3 does and logs every change: Expiration of
+// LifecycleDelete re-checks what the embedded filer re-checks (stillDue),
+// deletes as S3 does and logs every change: Expiration of
 // a latest version in a versioned bucket writes a delete marker above it
 // (a null one under Suspended, replacing the null version), any other
 // delete removes the version, and when that was the latest the one
@@ -77,15 +80,8 @@ func (s *loggedStore) LifecycleDelete(ctx context.Context, req filer.DeleteReque
 		return filer.OutcomeNoopResolved, nil
 	}
 	i := slices.IndexFunc(o.Versions, func(v filer.Version) bool { return v.Identity() == req.Expected })
-	if i < 0 {
+	if i < 0 || !stillDue(req, o, i) {
 		return filer.OutcomeNoopResolved, nil
-	}
-	if req.Applies != nil {
-		c := *o
-		c.Versions = append([]filer.Version(nil), o.Versions...)
-		if !req.Applies(&c, i) {
-			return filer.OutcomeNoopResolved, nil
-		}
 	}
 	vs := s.versioning(req.Bucket)
 	v := o.Versions[i]
@@ -756,9 +752,16 @@ func TestSummaryIgnoredWhenCursorMovedOrRulesChange(t *testing.T) {
 // store without one. It pins that the events replay decides, the
 // removal of a noncurrent version deciding only a delete marker above it
 // included, reach every version a walk would delete.
+//
+// The seeds are soakSeeds: 50 by default, ILMCTL_SOAK_SEEDS to choose
+// (`make soak` runs 1,000).
 func TestReplayDeletesWhatAWalkDeletes(t *testing.T) {
 	snap := diffSnapshot()
-	for _, seed := range []uint64{11, 12, 13} {
+	seeds, err := soakSeeds(os.Getenv("ILMCTL_SOAK_SEEDS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range seeds {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			start := ts("2026-03-01T06:00:00Z")
 			replay, walk := newDiffWorld(seed, start), newDiffWorld(seed, start)
@@ -787,6 +790,34 @@ func TestReplayDeletesWhatAWalkDeletes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// defaultSoakSeeds are the differential's seeds in a plain go test: 50,
+// about 10s on two cores (20s with -race).
+const defaultSoakSeeds = "11-60"
+
+// soakSeeds parses ILMCTL_SOAK_SEEDS, a comma-separated list of seeds and
+// inclusive ranges ("100-999", "11,12,40-49"); "" is defaultSoakSeeds.
+func soakSeeds(spec string) ([]uint64, error) {
+	if spec == "" {
+		spec = defaultSoakSeeds
+	}
+	var seeds []uint64
+	for _, part := range strings.Split(spec, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.ParseUint(lo, 10, 64)
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.ParseUint(hi, 10, 64)
+		}
+		if err != nil || b < a {
+			return nil, fmt.Errorf("ILMCTL_SOAK_SEEDS=%q: %q is not a seed or an ascending range of seeds (e.g. 100-999)", spec, part)
+		}
+		for s := a; s <= b; s++ {
+			seeds = append(seeds, s)
+		}
+	}
+	return seeds, nil
 }
 
 // walkOnly is a loggedStore a pass sees without a meta-log, as s3:// is:
