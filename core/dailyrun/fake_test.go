@@ -16,7 +16,10 @@ import (
 // Deletes record the request, re-check what the embedded filer re-checks
 // (identity, position, Applies: stillDue) and apply the simplest effect
 // (remove the version or upload); outcomes and transport errors can be
-// scripted. Uploads list in (key, upload ID) order.
+// scripted. Uploads list in (key, upload ID) order. Its effects are not a
+// store's (an expiration removes the version, Object Lock is not
+// enforced): tests of what a store holds after a pass use loggedStore,
+// which passes the store contract (TestLoggedStoreContract).
 type fakeStore struct {
 	mu      sync.Mutex
 	buckets []filer.Bucket

@@ -46,7 +46,8 @@ func (s *loggedStore) nextTs() int64 {
 }
 
 // LifecycleDelete re-checks what the embedded filer re-checks (stillDue),
-// deletes as S3 does and logs every change: Expiration of
+// refuses a permanent delete Object Lock forbids, deletes as S3 does and
+// logs every change: Expiration of
 // a latest version in a versioned bucket writes a delete marker above it
 // (a null one under Suspended, replacing the null version), any other
 // delete removes the version, and when that was the latest the one
@@ -91,6 +92,9 @@ func (s *loggedStore) LifecycleDelete(ctx context.Context, req filer.DeleteReque
 		if vs == filer.VersioningSuspended {
 			markerID = filer.NullVersionID
 			if n := slices.IndexFunc(o.Versions, func(v filer.Version) bool { return v.VersionID == filer.NullVersionID }); n >= 0 {
+				if s.locked(o.Versions[n]) {
+					return filer.OutcomeSkippedObjectLock, nil
+				}
 				s.events = append(s.events, filer.Event{TsNs: s.nextTs(), Type: filer.EventRemove, Bucket: req.Bucket, Key: req.Key,
 					VersionID: filer.NullVersionID, Noncurrent: n != 0})
 				o.Versions = slices.Delete(o.Versions, n, n+1)
@@ -107,6 +111,9 @@ func (s *loggedStore) LifecycleDelete(ctx context.Context, req filer.DeleteReque
 		s.events = append(s.events, filer.Event{TsNs: ts, Type: filer.EventPut, Bucket: req.Bucket, Key: req.Key, VersionID: markerID})
 		return filer.OutcomeDone, nil
 	}
+	if s.locked(v) {
+		return filer.OutcomeSkippedObjectLock, nil
+	}
 	s.events = append(s.events, filer.Event{TsNs: s.nextTs(), Type: filer.EventRemove, Bucket: req.Bucket, Key: req.Key,
 		VersionID: v.VersionID, Noncurrent: !v.IsLatest})
 	o.Versions = slices.Delete(o.Versions, i, i+1)
@@ -117,6 +124,12 @@ func (s *loggedStore) LifecycleDelete(ctx context.Context, req filer.DeleteReque
 		o.Versions[0].IsLatest, o.Versions[0].NoncurrentSinceNs = true, 0
 	}
 	return filer.OutcomeDone, nil
+}
+
+// locked reports whether Object Lock forbids permanently deleting v at
+// the store's clock, as the embedded filer judges it.
+func (s *loggedStore) locked(v filer.Version) bool {
+	return v.LegalHold || v.RetainUntil.After(time.Unix(0, s.clockNs))
 }
 
 // versioning is bucket's versioning state.

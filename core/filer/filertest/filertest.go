@@ -1,0 +1,220 @@
+// Package filertest is the LifecycleDelete and listing contract every
+// filer.Store passes (the embedded filer, the pass's test fakes, and, in
+// integration tests, SeaweedFS and s3://), written once as a table of
+// scenarios (docs/design/daily-run.md#dispatch).
+package filertest
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
+)
+
+// Now is the store clock every scenario assumes: versions are written
+// before it, retention runs past it.
+var Now = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+
+// Bucket is one bucket a scenario starts from.
+type Bucket struct {
+	Name       string
+	Versioning filer.Versioning
+	ObjectLock bool
+	Objects    []Object
+	Uploads    []filer.Upload
+}
+
+// Object is one key with its versions, oldest first (the last is the
+// latest).
+type Object struct {
+	Key      string
+	Versions []Version
+}
+
+// Version is one version a scenario writes; ETag is derived from ID when
+// the store sets it.
+type Version struct {
+	ID           string // filer.NullVersionID for the null version
+	Mtime        time.Time
+	Size         int64
+	DeleteMarker bool
+	LegalHold    bool
+}
+
+// Harness is one store under the contract. New returns a store holding
+// buckets, whose clock (for Object Lock) is Now.
+type Harness struct {
+	New func(t *testing.T, buckets []Bucket) filer.Store
+}
+
+func day(n int) time.Time { return Now.AddDate(0, 0, -n) }
+
+// Run runs every scenario, each on a fresh store.
+func Run(t *testing.T, h Harness) {
+	ctx := context.Background()
+	ver := func(key string, vs ...Version) []Bucket {
+		return []Bucket{{Name: "b", Versioning: filer.VersioningEnabled, ObjectLock: true, Objects: []Object{{Key: key, Versions: vs}}}}
+	}
+	three := ver("k", Version{ID: "v1", Mtime: day(30), Size: 1}, Version{ID: "v2", Mtime: day(20), Size: 2}, Version{ID: "v3", Mtime: day(10), Size: 3})
+	yes := func(*filer.Object, int) bool { return true }
+	for _, sc := range []struct {
+		name    string
+		buckets []Bucket
+		run     func(t *testing.T, st filer.Store)
+	}{
+		{"a changed identity is NOOP_RESOLVED and deletes nothing", three, func(t *testing.T, st filer.Store) {
+			id := version(t, st, "b", "k", "v1").Identity()
+			for _, change := range []func(*filer.Identity){
+				func(i *filer.Identity) { i.MtimeNs++ },
+				func(i *filer.Identity) { i.Size++ },
+				func(i *filer.Identity) { i.VersionID = "v0" },
+			} {
+				stale := id
+				change(&stale)
+				outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: stale, Applies: yes}, filer.OutcomeNoopResolved)
+			}
+			ids(t, st, "b", "k", "v3", "v2", "v1")
+		}},
+		{"a noncurrent action on the latest version is NOOP_RESOLVED", three, func(t *testing.T, st filer.Store) {
+			for _, k := range []lifecycle.ActionKind{lifecycle.NoncurrentDays, lifecycle.NewerNoncurrent} {
+				outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(k), Expected: version(t, st, "b", "k", "v3").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
+			}
+			ids(t, st, "b", "k", "v3", "v2", "v1")
+		}},
+		{"an expiration of a noncurrent version is NOOP_RESOLVED", three, func(t *testing.T, st filer.Store) {
+			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, st, "b", "k", "v2").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
+			ids(t, st, "b", "k", "v3", "v2", "v1")
+		}},
+		{"Applies false is NOOP_RESOLVED, and sees the key as the store holds it", three, func(t *testing.T, st filer.Store) {
+			var seen []string
+			no := func(o *filer.Object, idx int) bool {
+				for _, v := range o.Versions {
+					seen = append(seen, v.VersionID)
+				}
+				return o.Versions[idx].VersionID != "v1"
+			}
+			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, st, "b", "k", "v1").Identity(), Applies: no}, filer.OutcomeNoopResolved)
+			if !slices.Equal(seen, []string{"v3", "v2", "v1"}) {
+				t.Errorf("Applies saw %v, want v3 v2 v1", seen)
+			}
+			ids(t, st, "b", "k", "v3", "v2", "v1")
+		}},
+		{"an expiration on a versioned bucket writes a delete marker over the latest", three, func(t *testing.T, st filer.Store) {
+			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, st, "b", "k", "v3").Identity(), Applies: yes}, filer.OutcomeDone)
+			obj := lookup(t, st, "b", "k")
+			if len(obj.Versions) != 4 || !obj.Versions[0].DeleteMarker || !obj.Versions[0].IsLatest || obj.Versions[1].VersionID != "v3" || obj.Versions[1].IsLatest {
+				t.Errorf("after expiration %v, want a latest delete marker over v3 v2 v1", render(obj))
+			}
+			// The marker is not alone: ExpiredDeleteMarker leaves it.
+			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: obj.Versions[0].Identity(), Applies: yes}, filer.OutcomeNoopResolved)
+		}},
+		{"a lone delete marker is removed", ver("k", Version{ID: "d1", Mtime: day(10), DeleteMarker: true}), func(t *testing.T, st filer.Store) {
+			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: version(t, st, "b", "k", "d1").Identity(), Applies: yes}, filer.OutcomeDone)
+			if _, found, err := st.LookupObject(ctx, "b", "k"); err != nil || found {
+				t.Errorf("after removing the lone marker: found %v, %v", found, err)
+			}
+		}},
+		{"a noncurrent delete removes only that version", three, func(t *testing.T, st filer.Store) {
+			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, st, "b", "k", "v2").Identity(), Applies: yes}, filer.OutcomeDone)
+			ids(t, st, "b", "k", "v3", "v1")
+			if !lookup(t, st, "b", "k").Versions[0].IsLatest {
+				t.Error("v3 is no longer the latest")
+			}
+		}},
+		{"a version under legal hold is SKIPPED_OBJECT_LOCK", ver("k", Version{ID: "h1", Mtime: day(30), Size: 1, LegalHold: true}, Version{ID: "h2", Mtime: day(20), Size: 2}), func(t *testing.T, st filer.Store) {
+			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, st, "b", "k", "h1").Identity(), Applies: yes}, filer.OutcomeSkippedObjectLock)
+			ids(t, st, "b", "k", "h2", "h1")
+		}},
+		{"an expiration on a suspended bucket replaces the null version with a null delete marker",
+			[]Bucket{{Name: "b", Versioning: filer.VersioningSuspended, Objects: []Object{{Key: "k", Versions: []Version{
+				{ID: "x1", Mtime: day(30), Size: 1}, {ID: filer.NullVersionID, Mtime: day(20), Size: 2}}}}}},
+			func(t *testing.T, st filer.Store) {
+				outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, st, "b", "k", filer.NullVersionID).Identity(), Applies: yes}, filer.OutcomeDone)
+				obj := lookup(t, st, "b", "k")
+				if len(obj.Versions) != 2 || obj.Versions[0].VersionID != filer.NullVersionID || !obj.Versions[0].DeleteMarker || obj.Versions[1].VersionID != "x1" {
+					t.Errorf("after expiration %v, want a null delete marker over x1", render(obj))
+				}
+			}},
+		{"uploads list in (key, upload ID) order, page after page",
+			[]Bucket{{Name: "b", Versioning: filer.VersioningOff, Uploads: []filer.Upload{
+				{Key: "z", UploadID: "u1", Initiated: day(5)}, {Key: "a", UploadID: "u9", Initiated: day(5)},
+				{Key: "m", UploadID: "u2", Initiated: day(5)}, {Key: "a", UploadID: "u3", Initiated: day(5)},
+				{Key: "b", UploadID: "u0", Initiated: day(5)}}}},
+			func(t *testing.T, st filer.Store) {
+				var got []string
+				after := ""
+				for pages := 0; ; pages++ {
+					if pages > 5 {
+						t.Fatalf("no end of listing after %d pages: %v", pages, got)
+					}
+					ups, next, err := st.ListUploads(ctx, "b", after, 2)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, u := range ups {
+						got = append(got, u.Key+"/"+u.UploadID)
+					}
+					if next == "" {
+						break
+					}
+					after = next
+				}
+				want := []string{"a/u3", "a/u9", "b/u0", "m/u2", "z/u1"}
+				if !slices.Equal(got, want) {
+					t.Errorf("listed %v, want %v", got, want)
+				}
+				outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "a", Kind: string(lifecycle.AbortMPU), Expected: filer.Identity{UploadID: "u9"}}, filer.OutcomeDone)
+				outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "a", Kind: string(lifecycle.AbortMPU), Expected: filer.Identity{UploadID: "u9"}}, filer.OutcomeNoopResolved)
+			}},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			sc.run(t, h.New(t, sc.buckets))
+		})
+	}
+}
+
+func lookup(t *testing.T, st filer.Store, bucket, key string) filer.Object {
+	t.Helper()
+	obj, found, err := st.LookupObject(context.Background(), bucket, key)
+	if err != nil || !found {
+		t.Fatalf("LookupObject %s/%s: found %v, %v", bucket, key, found, err)
+	}
+	return obj
+}
+
+func version(t *testing.T, st filer.Store, bucket, key, id string) filer.Version {
+	t.Helper()
+	obj := lookup(t, st, bucket, key)
+	i := slices.IndexFunc(obj.Versions, func(v filer.Version) bool { return v.VersionID == id })
+	if i < 0 {
+		t.Fatalf("%s/%s has no version %s: %v", bucket, key, id, render(obj))
+	}
+	return obj.Versions[i]
+}
+
+func outcome(t *testing.T, st filer.Store, req filer.DeleteRequest, want filer.Outcome) {
+	t.Helper()
+	got, err := st.LifecycleDelete(context.Background(), req)
+	if err != nil || got != want {
+		t.Fatalf("%s of %s@%s%s = %s, %v; want %s", req.Kind, req.Key, req.Expected.VersionID, req.Expected.UploadID, got, err, want)
+	}
+}
+
+func ids(t *testing.T, st filer.Store, bucket, key string, want ...string) {
+	t.Helper()
+	if got := render(lookup(t, st, bucket, key)); !slices.Equal(got, want) {
+		t.Errorf("%s/%s holds %v, want %v", bucket, key, got, want)
+	}
+}
+
+// render is obj's version IDs, newest first.
+func render(obj filer.Object) []string {
+	var out []string
+	for _, v := range obj.Versions {
+		out = append(out, v.VersionID)
+	}
+	return out
+}
