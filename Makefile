@@ -54,7 +54,7 @@ test: ## vet and run every test with the race detector
 # SOAK_SEEDS: the seeds of the replay-versus-walk differential
 # (TestReplayDeletesWhatAWalkDeletes reads ILMCTL_SOAK_SEEDS; go test runs 50).
 SOAK_SEEDS ?= 1-1000
-soak: ## replay vs walk differential, 1,000 seeds (SOAK_SEEDS=)
+soak: ## replay vs walk differential, 1,000 seeds
 	ILMCTL_SOAK_SEEDS=$(SOAK_SEEDS) $(GO) test -count=1 -timeout 60m \
 		-run '^TestReplayDeletesWhatAWalkDeletes$$' ./core/dailyrun
 
