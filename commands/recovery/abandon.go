@@ -115,8 +115,7 @@ the current control generation.`,
 			}
 		}
 		if err != nil {
-			_ = c.finish(e)
-			return exitFor(notFoundHint(err))
+			return c.fail(e, err)
 		}
 		return c.finish(e)
 	}

@@ -109,8 +109,7 @@ takes.`,
 		}
 		e.audit(line)
 		if err != nil {
-			_ = c.finish(e)
-			return exitFor(notFoundHint(err))
+			return c.fail(e, err)
 		}
 		if out != "" {
 			if err := writePrivate("--out", out, res.Bytes, force); err != nil {
@@ -163,8 +162,7 @@ nothing.`,
 		}
 		e.audit(line)
 		if err != nil {
-			_ = c.finish(e)
-			return exitFor(notFoundHint(err))
+			return c.fail(e, err)
 		}
 		if out == "-" {
 			_, err = e.out.Write(res.Bytes)

@@ -73,8 +73,7 @@ could not be read.`,
 			return rerr
 		}
 		if err != nil {
-			_ = c.finish(e)
-			return exitFor(notFoundHint(err))
+			return c.fail(e, err)
 		}
 		return c.finish(e)
 	}

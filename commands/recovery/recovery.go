@@ -130,6 +130,13 @@ func (c *common) open(cmd *cobra.Command) (*env, error) {
 }
 
 // finish writes the metrics textfile when one was asked for.
+// fail ends a subcommand that failed with err: its metrics still written
+// (finish), err mapped to its exit code.
+func (c *common) fail(e *env, err error) error {
+	_ = c.finish(e)
+	return exitFor(notFoundHint(err))
+}
+
 func (c *common) finish(e *env) error {
 	if c.metricsFile == "" || e == nil {
 		return nil

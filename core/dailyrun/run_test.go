@@ -42,6 +42,13 @@ func (n *noSleep) sleep(_ context.Context, d time.Duration) error {
 
 func runPass(t *testing.T, ctx context.Context, st *fakeStore, snap *engine.Snapshot, now time.Time, mod func(*Config)) *Result {
 	t.Helper()
+	return runWith(t, ctx, st, snap, now, mod)
+}
+
+// runWith runs one pass over st at now with the tests' defaults (backoffs
+// recorded, not slept; listing pages of 2), changed by mod.
+func runWith(t *testing.T, ctx context.Context, st filer.Store, snap *engine.Snapshot, now time.Time, mod func(*Config)) *Result {
+	t.Helper()
 	ns := &noSleep{}
 	cfg := Config{Store: st, Snapshot: snap, RunNow: now, Clock: func() time.Time { return now },
 		Retry: RetryPolicy{Sleep: ns.sleep}, PageSize: 2}

@@ -29,17 +29,7 @@ func newSharedStore() *sharedStore {
 
 func runStore(t *testing.T, st filer.Store, snap *engine.Snapshot, now time.Time, mod func(*Config)) *Result {
 	t.Helper()
-	ns := &noSleep{}
-	cfg := Config{Store: st, Snapshot: snap, RunNow: now, Clock: func() time.Time { return now },
-		Retry: RetryPolicy{Sleep: ns.sleep}, PageSize: 2}
-	if mod != nil {
-		mod(&cfg)
-	}
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	return res
+	return runWith(t, context.Background(), st, snap, now, mod)
 }
 
 func rewriteCursors(t *testing.T, st filer.Store, edit func(*Cursor)) {

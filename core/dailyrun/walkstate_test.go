@@ -113,17 +113,7 @@ func cutPass(t *testing.T, st *loggedStore, snap *engine.Snapshot, now time.Time
 	defer cancel()
 	st.clockNs = now.UnixNano()
 	cs := &cutStore{loggedStore: st, cancel: cancel, cut: c}
-	ns := &noSleep{}
-	cfg := Config{Store: cs, Snapshot: snap, RunNow: now, Clock: func() time.Time { return now },
-		Retry: RetryPolicy{Sleep: ns.sleep}, PageSize: 2}
-	if mod != nil {
-		mod(&cfg)
-	}
-	res, err := Run(ctx, cfg)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	return res, cs
+	return runWith(t, ctx, cs, snap, now, mod), cs
 }
 
 // A cold pass cut into several passes ends where one uncut cold pass ends:
