@@ -308,6 +308,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	cfg.MetaLogRetention = EffectiveRetention(cfg.Store, cfg.MetaLogRetention)
+	cfg.Snapshot = cfg.Snapshot.At(cfg.RunNow)
 	started := cfg.Clock()
 	p := newPass(cfg)
 	defer p.spill.close()

@@ -88,6 +88,12 @@ type Snapshot struct {
 	versioning map[string]filer.Versioning
 	actions    []*CompiledAction // sorted by Key
 	byBkt      map[string][]*CompiledAction
+	// all is the base snapshot's byBkt, kept by every view: whether a
+	// newer noncurrent version stays depends on every rule of its bucket,
+	// not only on those the view runs (retainedNewer).
+	all map[string][]*CompiledAction
+	// now is the pass clock (At): when a match with no day count is due.
+	now time.Time
 }
 
 // Engine holds the compiled base snapshot.
@@ -140,6 +146,7 @@ func CompileWith(buckets []Bucket, opts Options) *Engine {
 	}
 	sort.Slice(s.actions, func(i, j int) bool { return keyLess(s.actions[i].Key, s.actions[j].Key) })
 	s.index()
+	s.all = s.byBkt
 	return &Engine{snap: s}
 }
 
@@ -252,7 +259,16 @@ func (s *Snapshot) promoted(a *CompiledAction, retentionWindow time.Duration) bo
 }
 
 func (s *Snapshot) derive() *Snapshot {
-	return &Snapshot{Rounding: s.Rounding, ExpiredMarkers: s.ExpiredMarkers, NewerNoncurrent: s.NewerNoncurrent, locked: s.locked, versioning: s.versioning}
+	return &Snapshot{Rounding: s.Rounding, ExpiredMarkers: s.ExpiredMarkers, NewerNoncurrent: s.NewerNoncurrent, locked: s.locked, versioning: s.versioning, all: s.all, now: s.now}
+}
+
+// At is s evaluated at the pass clock now: a match with no day count
+// (due as soon as found) is due at now when matches are compared
+// (retainedNewer). Views derived from it keep it.
+func (s *Snapshot) At(now time.Time) *Snapshot {
+	c := *s
+	c.now = now
+	return &c
 }
 
 // EvaluateVersion is lifecycle.EvaluateVersion of a's rule and kind on
@@ -274,7 +290,57 @@ func (s *Snapshot) ExplainVersion(a *CompiledAction, obj *filer.Object, idx int)
 	if vd.Applies && !s.ExpiredMarkers.Allows(a.Key.Kind, vd.Match) {
 		return lifecycle.Verdict{Reason: lifecycle.ReasonExpiredMarkerKept, Filter: vd.Filter, Due: vd.Due}
 	}
+	if vd.Applies && a.Key.Kind == lifecycle.NewerNoncurrent {
+		if n := s.retainedNewer(a, obj, idx, vd.Match.Due); n < a.Rule.NewerNoncurrentVersions {
+			return lifecycle.Verdict{Reason: lifecycle.ReasonNewerNoncurrentKept, Filter: vd.Filter, Due: vd.Due, NewerNoncurrent: n}
+		}
+	}
 	return vd
+}
+
+// retainedNewer counts the noncurrent versions newer than
+// obj.Versions[idx] that count toward a's NewerNoncurrentVersions and
+// stay: a newer version another rule of the bucket deletes permanently no
+// later than due, or by the pass clock (a NoncurrentDays or NewerNoncurrent match, decided
+// without this adjustment) is not one of the versions retained, so it does
+// not count. S3 does not say in which order it applies what one
+// evaluation finds; counting such a version would delete a version that,
+// once the newer one is gone, is among the newest retained, so the reading
+// that deletes less is taken, and the pass decides the same whichever
+// delete it sends first (docs/design/daily-run.md#newer-noncurrent-versions).
+func (s *Snapshot) retainedNewer(a *CompiledAction, obj *filer.Object, idx int, due time.Time) int {
+	n := 0
+	for j := 1; j < idx; j++ {
+		v := &obj.Versions[j]
+		if v.DeleteMarker && s.NewerNoncurrent == lifecycle.CountObjectVersions {
+			continue
+		}
+		if !s.deletedBy(a, obj, j, due) {
+			n++
+		}
+	}
+	return n
+}
+
+// deletedBy reports whether an enabled rule of a's bucket other than a's
+// deletes obj.Versions[j] permanently, due no later than due, or than the
+// pass clock when due is already past.
+func (s *Snapshot) deletedBy(a *CompiledAction, obj *filer.Object, j int, due time.Time) bool {
+	if s.now.After(due) {
+		// Already due (or due as soon as found): it goes at this pass,
+		// and so does every newer version another rule has due by now.
+		due = s.now
+	}
+	for _, b := range s.all[a.Key.Bucket] {
+		if b == a || b.Mode == ModeDisabled || (b.Key.Kind != lifecycle.NoncurrentDays && b.Key.Kind != lifecycle.NewerNoncurrent) {
+			continue
+		}
+		vd := lifecycle.ExplainVersionCounting(b.Rule, b.Key.Kind, obj, j, s.Rounding, s.NewerNoncurrent)
+		if vd.Applies && !vd.Match.Due.After(due) {
+			return true
+		}
+	}
+	return false
 }
 
 // ExplainUpload is lifecycle.ExplainUpload of a's rule on u under the

@@ -253,6 +253,7 @@ func Explain(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Store == nil || cfg.Snapshot == nil || cfg.Now.IsZero() {
 		return nil, errors.New("explain: Store, Snapshot and Now are required")
 	}
+	cfg.Snapshot = cfg.Snapshot.At(cfg.Now)
 	snap := cfg.Snapshot
 	rep := &Report{
 		Bucket: cfg.Bucket.Name, Key: cfg.Key, Now: cfg.Now.UTC(), Versioning: cfg.Bucket.Versioning,

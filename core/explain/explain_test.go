@@ -283,7 +283,7 @@ func TestExplainGoneUpload(t *testing.T) {
 func TestExplainNextPass(t *testing.T) {
 	doc := `<LifecycleConfiguration><Rule><ID>nnv</ID><Filter><Prefix>n/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NewerNoncurrentVersions>1</NewerNoncurrentVersions></NoncurrentVersionExpiration></Rule>` +
 		`<Rule><ID>nc</ID><Filter><Prefix>a/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>` +
-		`<Rule><ID>nc-n</ID><Filter><Prefix>n/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule></LifecycleConfiguration>`
+		`<Rule><ID>nc-n</ID><Filter><And><Prefix>n/</Prefix><Tag><Key>old</Key><Value>yes</Value></Tag></And></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule></LifecycleConfiguration>`
 	parsed, err := lifecycle.Parse([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
@@ -301,6 +301,9 @@ func TestExplainNextPass(t *testing.T) {
 	three := func(key string) filer.Object {
 		v3, v2, v1 := versionAt("x3", day.Add(48*time.Hour), 3), versionAt("x2", day.Add(24*time.Hour), 2), versionAt("x1", day, 1)
 		v3.IsLatest = true
+		// nc-n selects x1 only: x2 stays, so it counts toward nnv's
+		// NewerNoncurrentVersions and nnv deletes x1.
+		v1.Tags = map[string]string{"old": "yes"}
 		return filer.Object{Key: key, Versions: []filer.Version{v3, v2, v1}}
 	}
 	for _, tc := range []struct {

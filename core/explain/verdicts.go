@@ -265,7 +265,7 @@ func reasonDetail(r *lifecycle.Rule, kind lifecycle.ActionKind, vd lifecycle.Ver
 	case lifecycle.ReasonNotDeleteMarker:
 		return "ExpiredObjectDeleteMarker removes only a delete marker that is the key's only version"
 	case lifecycle.ReasonNewerNoncurrentKept:
-		return fmt.Sprintf("kept: NewerNoncurrentVersions %d, and %s newer (delete markers do not count)", r.NewerNoncurrentVersions, objectVersionsAre(vd.NewerNoncurrent))
+		return fmt.Sprintf("kept: NewerNoncurrentVersions %d, and %s newer and staying (delete markers, and versions another rule deletes first, do not count)", r.NewerNoncurrentVersions, objectVersionsAre(vd.NewerNoncurrent))
 	case lifecycle.ReasonExpiredMarkerKept:
 		return "--expired-marker-days keep: Expiration Days keeps a delete marker that is the key's only version"
 	case lifecycle.ReasonNotVersionAction:
