@@ -184,7 +184,8 @@ bucket got no action). 3 wins over 4.`,
 
   # Capacity planning: bytes lifecycle will have freed by each date
   for d in 2027-01-01 2027-02-01 2027-03-01; do
-    ilmctl run --dry-run --now ${d}T00:00:00Z -o json | jq -r --arg d $d '[$d, .bytes_freed] | @tsv'
+    ilmctl run --dry-run --now ${d}T00:00:00Z -o json |
+      jq -r --arg d $d '[$d, .bytes_freed] | @tsv'
   done
 
   # A stream for passes with millions of actions: every one not DONE
@@ -192,10 +193,12 @@ bucket got no action). 3 wins over 4.`,
 
   # From cron: metrics for node_exporter's textfile collector (written
   # atomically, mode 0644), no progress line even when run by hand
-  ilmctl run --quiet --metrics-textfile /var/lib/node_exporter/textfile/ilmctl.prom
+  ilmctl run --quiet \
+      --metrics-textfile /var/lib/node_exporter/textfile/ilmctl.prom
 
-  # Metrics to a Prometheus Pushgateway, as job ilmctl_run, instance lifecycle-a
-  ilmctl run --pushgateway http://pushgateway:9091 --pushgateway-instance lifecycle-a
+  # Metrics to a Pushgateway, as job ilmctl_run, instance lifecycle-a
+  ilmctl run --pushgateway http://pushgateway:9091 \
+      --pushgateway-instance lifecycle-a
 
   # A live SeaweedFS filer (gRPC at port+10000; S3 gRPC for deletes)
   ilmctl run --filer seaweedfs://127.0.0.1:8888 --s3-grpc 127.0.0.1:18333
@@ -204,7 +207,8 @@ bucket got no action). 3 wins over 4.`,
   # e.g. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE),
   # cursors in a bucket, refusing to run unless the server honours If-Match
   # on DeleteObject
-  ilmctl run --filer s3://127.0.0.1:8333 --s3-path-style --state s3://ilmctl/state --check-cas`,
+  ilmctl run --filer s3://127.0.0.1:8333 --s3-path-style \
+      --state s3://ilmctl/state --check-cas`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.hostShare.workersSet = cmd.Flags().Changed("workers")
