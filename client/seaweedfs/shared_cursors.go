@@ -48,11 +48,10 @@ func (s *Store) CursorHashes(snap *engine.Snapshot, metaLogRetention time.Durati
 // engine/views.go isReplayKind, router/router.go):
 //   - TakeOver is false when ilmctl removes expired object delete markers
 //     (--expired-marker-days aws) under an Expiration Days rule: it replays
-//     marker puts and removals SeaweedFS's worker passes without acting;
-//   - HandOver is false when a rule has NoncurrentDays with
-//     NewerNoncurrentVersions: SeaweedFS replays it (NoncurrentDays is its
-//     replay kind whatever the count), ilmctl walks it, so its cursors pass
-//     demotions whose versions are not due yet.
+//     marker puts and removals SeaweedFS's worker passes without acting.
+//
+// The other direction needs no hash: ilmctl never stamps its cursors with
+// the worker's (see dailyrun.SharedCursors), so the worker walks after it.
 //
 // Promoted follows ilmctl's partition (RulesForShard): with no retention
 // given, SeaweedFS's default window (its MaxEffectiveTTL), under which
@@ -71,7 +70,6 @@ func cursorHashes(snap *engine.Snapshot, metaLogRetention time.Duration) dailyru
 		RuleSet:  swengine.ReplayContentHash(sw),
 		Promoted: swengine.PromotedHash(sw, window),
 		TakeOver: true,
-		HandOver: true,
 	}
 	for _, a := range snap.Actions() {
 		if a.Mode == engine.ModeDisabled {
@@ -79,9 +77,6 @@ func cursorHashes(snap *engine.Snapshot, metaLogRetention time.Duration) dailyru
 		}
 		if a.Key.Kind == lifecycle.ExpirationDays && snap.ExpiredMarkers != lifecycle.ExpiredMarkersKeep {
 			h.TakeOver = false
-		}
-		if a.Rule.NoncurrentDays > 0 && a.Rule.NewerNoncurrentVersions > 0 {
-			h.HandOver = false
 		}
 	}
 	return h

@@ -46,11 +46,16 @@ type Cursor struct {
 }
 
 // OwnHashes are ilmctl's ReplayContentHash and PromotedHash, kept in a
-// cursor file whose RuleSetHash and PromotedHash are another worker's.
+// cursor file another worker shares.
 type OwnHashes struct {
 	Present  bool
 	RuleSet  [32]byte
 	Promoted [32]byte
+	// ByKey says the cursor's shard is ilmctl's, by key (EventShard).
+	// false in a file an ilmctl that sharded replay by filer path wrote,
+	// as SeaweedFS's worker does: such a cursor is taken over as the
+	// worker's (SharedCursors).
+	ByKey bool
 }
 
 type cursorFile struct {
@@ -66,10 +71,16 @@ type cursorFile struct {
 	// that worker saved.
 	IlmctlRuleSetHash  []byte `json:"ilmctl_rule_set_hash,omitempty"`
 	IlmctlPromotedHash []byte `json:"ilmctl_promoted_hash,omitempty"`
+	// IlmctlShards is shardsByKey in a file whose shard is ilmctl's, by
+	// key (OwnHashes.ByKey).
+	IlmctlShards string `json:"ilmctl_shards,omitempty"`
 	// The pending summary (Summary); SeaweedFS's worker drops it with the
 	// hashes above.
 	IlmctlSummary *summaryFile `json:"ilmctl_summary,omitempty"`
 }
+
+// shardsByKey is ilmctl_shards in a cursor file whose shard is ilmctl's.
+const shardsByKey = "by_key"
 
 // CursorPath returns the filer path of shard's cursor file.
 func CursorPath(shard int) string {
@@ -122,6 +133,10 @@ func DecodeCursor(data []byte, shard int) (Cursor, error) {
 		return bad("ilmctl_rule_set_hash and ilmctl_promoted_hash come together")
 	case f.IlmctlRuleSetHash != nil && (len(f.IlmctlRuleSetHash) != 32 || len(f.IlmctlPromotedHash) != 32):
 		return bad("ilmctl hashes are %d and %d bytes, want 32", len(f.IlmctlRuleSetHash), len(f.IlmctlPromotedHash))
+	case f.IlmctlShards != "" && f.IlmctlShards != shardsByKey:
+		return bad("ilmctl_shards %q, want %q", f.IlmctlShards, shardsByKey)
+	case f.IlmctlShards != "" && f.IlmctlRuleSetHash == nil:
+		return bad("ilmctl_shards without ilmctl_rule_set_hash")
 	}
 	c := Cursor{TsNs: f.TsNs, LastWalkedNs: f.LastWalkedNs}
 	if f.IlmctlSummary != nil {
@@ -137,6 +152,7 @@ func DecodeCursor(data []byte, shard int) (Cursor, error) {
 		c.Own.Present = true
 		copy(c.Own.RuleSet[:], f.IlmctlRuleSetHash)
 		copy(c.Own.Promoted[:], f.IlmctlPromotedHash)
+		c.Own.ByKey = f.IlmctlShards == shardsByKey
 	}
 	return c, nil
 }
@@ -153,6 +169,9 @@ func EncodeCursor(c Cursor, shard int) []byte {
 	}
 	if c.Own.Present {
 		f.IlmctlRuleSetHash, f.IlmctlPromotedHash = c.Own.RuleSet[:], c.Own.Promoted[:]
+		if c.Own.ByKey {
+			f.IlmctlShards = shardsByKey
+		}
 	}
 	if c.Summary != nil {
 		f.IlmctlSummary = c.Summary.encode()

@@ -14,6 +14,11 @@ func TestCursorRoundTrip(t *testing.T) {
 	if err != nil || got != c {
 		t.Fatalf("round trip = %+v, %v; want %+v", got, err, c)
 	}
+	own := c
+	own.Own = OwnHashes{Present: true, RuleSet: [32]byte{3}, Promoted: [32]byte{4}, ByKey: true}
+	if got, err := DecodeCursor(EncodeCursor(own, 7), 7); err != nil || got != own {
+		t.Fatalf("round trip with ilmctl's hashes, by key = %+v, %v; want %+v", got, err, own)
+	}
 	if !strings.Contains(string(data), `"shard_id":7`) || !strings.Contains(string(data), `"rule_set_hash":"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="`) {
 		t.Errorf("encoded %s", data)
 	}
@@ -38,6 +43,9 @@ func TestDecodeCursorStrict(t *testing.T) {
 		{"unknown field", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"x":1}`, "unknown field"},
 		{"trailing data", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `} {}`, "trailing"},
 		{"negative ts", `{"version":1,"shard_id":3,"ts_ns":-1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `}`, "negative"},
+		{"unknown sharding", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero +
+			`,"ilmctl_rule_set_hash":` + zero + `,"ilmctl_promoted_hash":` + zero + `,"ilmctl_shards":"by_path"}`, `ilmctl_shards "by_path"`},
+		{"sharding without ilmctl's hashes", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_shards":"by_key"}`, "without ilmctl_rule_set_hash"},
 	} {
 		_, err := DecodeCursor([]byte(tc.data), 3)
 		if !errors.Is(err, ErrCorruptCursor) || !strings.Contains(err.Error(), tc.want) {

@@ -182,8 +182,8 @@ func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Uplo
 		req.Applies = p.applies(bucket, act, m.Kind)
 	}
 	// A target already dispatched in this pass (by the walker, then the
-	// replay of its event; or on two events of one key that different
-	// shards replay, see EventShard) is not dispatched again.
+	// replay of its event; or on two events of one version, such as its
+	// demotion and its noncurrent stamp) is not dispatched again.
 	seenKey := bucket + "\x00" + a.Key + "\x00" + a.VersionID + "\x00" + a.UploadID
 	if done, noop := p.dispatchedNoop(seenKey); done {
 		// A dispatch that ended NOOP_RESOLVED found the target changed
@@ -201,10 +201,11 @@ func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Uplo
 func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) error {
 	a, req, vt := job.a, job.req, job.vt
 	// One delete per target at a time, and one that completes per pass:
-	// the target's other events may reach other shards (EventShard), and
-	// the walk decides it too. Two deletes of one target side by side can
-	// both pass the store's identity check: two Expiration deletes then
-	// write two delete markers, and two DONEs count one delete twice.
+	// only the key's shard decides it (EventShard), but it can decide it
+	// more than once (its walk, its events). Two deletes of one target
+	// side by side can both pass the store's identity check: two
+	// Expiration deletes then write two delete markers, and two DONEs
+	// count one delete twice.
 	release, done, err := p.claim(ctx, job.seenKey)
 	if err != nil || done {
 		// done: another dispatch of this target completed since job was
@@ -285,8 +286,8 @@ func (p *pass) dispatch(ctx context.Context, s *shardRun, job *dispatchJob) erro
 }
 
 // claim makes this dispatch the only one of target (a seen key) in
-// flight in the pass. While another shard's dispatch of it is in flight
-// it waits for that one to end; done is then true when that dispatch
+// flight in the pass. While another dispatch of it is in flight it waits
+// for that one to end; done is then true when that dispatch
 // completed (the target is resolved for this pass), else this dispatch
 // claims it in its turn. release ends the claim.
 func (p *pass) claim(ctx context.Context, target string) (release func(), done bool, err error) {
@@ -309,9 +310,6 @@ func (p *pass) claim(ctx context.Context, target string) (release func(), done b
 			}, false, nil
 		}
 		p.mu.Unlock()
-		if p.cfg.onClaimWait != nil {
-			p.cfg.onClaimWait(target)
-		}
 		select {
 		case <-busy:
 		case <-ctx.Done():

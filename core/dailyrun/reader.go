@@ -189,30 +189,22 @@ func (f *fanOut) read(ctx context.Context, st filer.Store, sinceNs, untilNs int6
 }
 
 // EventShard is the shard whose replay takes ev and whose cursor covers
-// it: ShardID of the entry's filer path (ev.Path) when the store sets one,
-// else of its key.
+// it: the shard that owns its key, lifecycle.ShardID(bucket, key), as a
+// walk shards keys. Every dispatch target of a key (its versions, delete
+// markers and uploads) has that one owner shard, the same in every process
+// and on every host, and only the owner decides and dispatches it
+// (docs/design/daily-run.md#one-owner-per-target). Its order guarantee
+// (a key's deletes are sent one after the other, in event order) and its
+// cursor (no event passed before its due matches completed) then hold for
+// the key as a whole, and shard leases keep two hosts off one key.
 //
-// A cursor claims every event of its shard up to its TsNs, and SeaweedFS's
-// own worker reads and writes the same cursor files. Its reader shards an
-// event by the path under the bucket (weed/s3api/s3lifecycle/reader/
-// reader.go, extractBucketKey): a versioned object's events land in the
-// shards of "<key>.versions/v_<id>" and "<key>.versions", an upload's in
-// that of ".uploads/<id>". Sharded by key here, shard N would name other
-// events in each tool, and a cursor one saved would make the other skip
-// events it never held. Sharding replay by path too makes a cursor mean
-// the same to both, in either direction and for any split of shards
-// between hosts, with nothing to record. (Replaying every shard from the
-// oldest cursor when another writer's cursors are first read would cover
-// one direction only: SeaweedFS's worker would still skip events ilmctl's
-// shards never held unless ilmctl saved every cursor at the oldest of all
-// sixteen.) Walks keep no position, so they go on sharding by key, as
-// SeaweedFS's walker does (weed/s3api/s3lifecycle/dailyrun/walk_buckets.go);
-// replay therefore meets keys other shards also read, and shares lookups
-// and dispatched targets across the pass.
+// SeaweedFS's own reader shards by filer path instead (weed/s3api/
+// s3lifecycle/reader/reader.go, extractBucketKey): "<key>.versions/v_<id>",
+// "<key>.versions" and ".uploads/<id>" can land in shards other than the
+// key's, so two of its shards can each decide one version. ev.Path keeps
+// that path; it does not choose the shard here (see SharedCursors for what
+// that costs a takeover of that worker's cursors).
 func EventShard(ev filer.Event) int {
-	if ev.Path != "" {
-		return lifecycle.ShardID(ev.Bucket, ev.Path)
-	}
 	return lifecycle.ShardID(ev.Bucket, ev.Key)
 }
 

@@ -98,9 +98,6 @@ type Config struct {
 	// keyMemMax, when not 0, replaces every key table's memory bound
 	// (seenMemMax, coldKeysMemMax): tests set it to spill at once.
 	keyMemMax int
-	// onClaimWait, when set, is called each time a dispatch waits for
-	// another shard's dispatch of the same target (tests).
-	onClaimWait func(target string)
 	// LeaseOwner names this pass in the shard leases it takes on a store
 	// that lends them (filer.ShardLeaser), e.g. host and process id; the
 	// holder other hosts see. "" means "ilmctl".

@@ -36,6 +36,11 @@ type pass struct {
 
 	// byID holds every shard of the pass, filled before any shard runs.
 	byID map[int]*shardRun
+	// takeoverOnce reads the cursors of every shard the first time a
+	// shard's cursor is the shared worker's (see takeover).
+	takeoverOnce   sync.Once
+	takeoverOK     bool
+	takeoverFromNs int64
 
 	mu      sync.Mutex
 	actions []Action
@@ -50,10 +55,10 @@ type pass struct {
 	// noops holds the targets in seen whose dispatch ended NOOP_RESOLVED;
 	// under p.mu.
 	noops *keySet
-	// inflight holds the targets whose delete a shard is sending now, by
-	// seen key, each closed when that dispatch ends; under p.mu. A second
-	// shard that decides the same target waits for it instead of sending a
-	// second delete beside it (see claim).
+	// inflight holds the targets whose delete is being sent now, by seen
+	// key, each closed when that dispatch ends; under p.mu. A second
+	// dispatch of the same target waits for it instead of sending a second
+	// delete beside it (see claim).
 	inflight map[string]chan struct{}
 	// ambiguousOldestNs is the earliest FirstSeenNs of the ambiguous keys
 	// the pass's lists hold after it (trackAmbiguous); 0 when none.
@@ -120,8 +125,11 @@ type shardRun struct {
 	lease     *shardLease
 	persisted Cursor
 	found     bool
-	loadErr   error
-	queue     *shardQueue
+	// refused is set when persisted is path-sharded (the shared worker's)
+	// and the pass cannot take it over (see takeover): the shard walks.
+	refused bool
+	loadErr error
+	queue   *shardQueue
 	// mu guards the parts of res that dispatches in flight update
 	// (Outcomes, LimiterWait); the rest is written by the shard's own
 	// goroutine.
@@ -167,7 +175,7 @@ func (p *pass) drains(s *shardRun) bool {
 }
 
 func (p *pass) mustRecover(s *shardRun) bool {
-	return s.found && p.stamp.changed(s.persisted) != ""
+	return s.found && (s.refused || p.stamp.changed(s.persisted) != "")
 }
 
 func (p *pass) floorNs() int64 { return p.runNowNs - int64(p.maxTTL) }
@@ -176,6 +184,15 @@ func (p *pass) prepareShard(ctx context.Context, id int) *shardRun {
 	s := &shardRun{id: id, res: ShardResult{Shard: id, Status: StatusOK, Outcomes: map[filer.Outcome]int64{}, OutcomeBytes: map[filer.Outcome]int64{}}}
 	s.persisted, s.found, s.loadErr = LoadCursor(ctx, p.cfg.Store, id)
 	s.res.Cursor = s.persisted
+	if s.loadErr == nil && s.found && p.stamp.pathSharded(s.persisted) && p.stamp.changed(s.persisted) == "" {
+		// The cursor names a shard of events by filer path, not this
+		// shard's: replay from the oldest of all, or walk.
+		if from, ok := p.takeover(ctx); ok {
+			s.persisted.TsNs, s.persisted.Summary = from, nil
+		} else {
+			s.refused = true
+		}
+	}
 	if s.loadErr == nil && p.walkPlan(s) == WalkRecovery {
 		s.loadErr = p.planWalkState(ctx, s)
 	}
@@ -306,6 +323,9 @@ const (
 	RecoveryColdStart     RecoveryReason = "cold_start"
 	RecoveryRuleEdit      RecoveryReason = "rule_edit"
 	RecoveryPartitionFlip RecoveryReason = "partition_flip"
+	// RecoveryTakeover: the cursor is one the store's own worker saved
+	// (SharedCursors) and the pass cannot take it over.
+	RecoveryTakeover RecoveryReason = "takeover"
 )
 
 func (r RecoveryReason) String() string { return string(r) }
@@ -314,7 +334,13 @@ func (p *pass) recoveryReason(s *shardRun) RecoveryReason {
 	if !s.found {
 		return RecoveryColdStart
 	}
-	return p.stamp.changed(s.persisted)
+	if r := p.stamp.changed(s.persisted); r != "" {
+		return r
+	}
+	if s.refused {
+		return RecoveryTakeover
+	}
+	return ""
 }
 
 // halt records why a shard stopped: incomplete when the pass's deadline

@@ -1,26 +1,33 @@
 package dailyrun
 
 import (
+	"context"
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
 
 // SharedCursors is implemented by a store whose own lifecycle worker reads
 // and writes the same cursor files: on SeaweedFS, weed shell
 // s3.lifecycle.run-shard and the admin worker (weed/s3api/s3lifecycle/
-// dailyrun/cursor.go). A pass on such a store stamps its cursors with that
-// worker's hashes, so the worker running next on unchanged rules replays
-// from them instead of walking, and keeps its own hashes beside them
-// (Cursor.Own), which the worker drops when it saves: a cursor without
-// them is one the worker saved, and the pass replays from it when its
-// hashes are the worker's for the pass's rules.
+// dailyrun/cursor.go).
 //
-// Taking a cursor over is sound only if a shard names the same meta-log
-// events for both tools, which is why replay shards an event by its filer
-// path (see EventShard), and if the two replays do the same work on them:
-// WorkerHashes says where they do not.
+// The two tools' shards name different events. ilmctl replays an event in
+// the shard that owns its key (EventShard), so that every dispatch target
+// has one owner; SeaweedFS's reader shards by filer path, so one key's
+// events reach several of its shards. A cursor one tool saved therefore
+// does not say which of the other tool's events are done, and the takeover
+// is taken apart from it (docs/design/daily-run.md#seaweedfs-cursors):
+//   - ilmctl takes the worker's cursors over when every one of the
+//     sixteen files is the worker's, on rules it covers (WorkerHashes):
+//     each shard replays from the oldest of the sixteen, before which every
+//     event of every path shard was done by the worker. Otherwise the
+//     shard walks (RecoveryTakeover).
+//   - ilmctl never stamps its cursors with the worker's hashes; it keeps
+//     its own in both places (and Cursor.Own, which tells its files from
+//     the worker's), so the worker reads them as a rule edit and walks.
 type SharedCursors interface {
 	// CursorHashes returns what the worker would stamp a cursor with if
 	// it ran snap's rules (all of them, disabled ones too, as it compiles
@@ -36,11 +43,6 @@ type WorkerHashes struct {
 	// worker's replay lets its cursor pass: a cursor the worker saved does
 	// not cover this pass, and the shard walks (recovery) instead.
 	TakeOver bool
-	// HandOver is false when the worker's replay acts on events this
-	// pass's lets its cursor pass: the pass then stamps its cursors with
-	// its own hashes, which the worker reads as a rule edit (its recovery
-	// walk) instead of skipping that work.
-	HandOver bool
 }
 
 // cursorStamp is what one pass writes into its cursors and checks
@@ -56,34 +58,30 @@ type cursorStamp struct {
 // newCursorStamp takes the pass's own hashes and, on a store whose worker
 // shares the cursor files, asks it for that worker's.
 func newCursorStamp(store filer.Store, snap *engine.Snapshot, metaLogRetention time.Duration, ownRuleSet, ownPromoted [32]byte) cursorStamp {
-	st := cursorStamp{own: OwnHashes{Present: true, RuleSet: ownRuleSet, Promoted: ownPromoted}}
+	st := cursorStamp{own: OwnHashes{Present: true, RuleSet: ownRuleSet, Promoted: ownPromoted, ByKey: true}}
 	if sc, ok := store.(SharedCursors); ok {
 		st.shared, st.worker = true, sc.CursorHashes(snap, metaLogRetention)
 	}
 	return st
 }
 
-// cursor is the cursor to save at tsNs: stamped with the shared worker's
-// hashes when it may take it over, else with the pass's own. A pass with
-// no replay-eligible rule of its own replays nothing (the empty-replay
-// walk) and saves TsNs 0, which claims no event; its zero hashes send a
-// worker that replays rules ilmctl walks (NoncurrentDays with
-// NewerNoncurrentVersions) to its bounded recovery walk, not to reading
-// the whole meta-log from 0.
+// cursor is the cursor to save at tsNs, stamped with the pass's own
+// hashes (and, on a store whose worker shares the files, with Own too,
+// ByKey set, by which the pass tells its files from the worker's). A pass with no
+// replay-eligible rule of its own replays nothing (the empty-replay walk)
+// and saves TsNs 0, which claims no event.
 func (st cursorStamp) cursor(tsNs, lastWalkedNs int64) Cursor {
 	c := Cursor{TsNs: tsNs, RuleSetHash: st.own.RuleSet, PromotedHash: st.own.Promoted, LastWalkedNs: lastWalkedNs}
 	if st.shared {
 		c.Own = st.own
-		if st.worker.HandOver && st.own.RuleSet != ([32]byte{}) {
-			c.RuleSetHash, c.PromotedHash = st.worker.RuleSet, st.worker.Promoted
-		}
 	}
 	return c
 }
 
 // changed says why c was not saved under the rules and partition this
 // pass replays with: RecoveryRuleEdit, RecoveryPartitionFlip, or "" when
-// the pass may replay from it. A cursor ilmctl saved is judged by its own
+// the pass may replay from it (a cursor the worker saved, only as part of
+// a takeover: see takeover). A cursor ilmctl saved is judged by its own
 // hashes, which see every rule, due-rounding and policy change ilmctl's
 // replay depends on; one the shared worker saved by that worker's hashes
 // and whether it covers this pass's replay.
@@ -102,4 +100,34 @@ func (st cursorStamp) changed(c Cursor) RecoveryReason {
 		return RecoveryPartitionFlip
 	}
 	return ""
+}
+
+// pathSharded says whether c, on a store whose worker shares the cursor
+// files, names the events of a shard by filer path: the worker saved it,
+// or an ilmctl that sharded replay as the worker does (Own.ByKey unset).
+func (st cursorStamp) pathSharded(c Cursor) bool { return st.shared && !c.Own.ByKey }
+
+// takeover is where a shard whose cursor is path-sharded (pathSharded:
+// the shared worker's) replays from: the oldest cursor of all ShardCount
+// shards, when every one of them is path-sharded on rules this pass's
+// replay covers. Such a shard P passes an event only once it is done, so
+// before the oldest of them every event is done, whichever shard owns its
+// key here. ok is false when one file is missing, unreadable, ilmctl's by
+// key, or on other rules: the shard then walks (RecoveryTakeover). The
+// files are read once per pass.
+func (p *pass) takeover(ctx context.Context) (fromNs int64, ok bool) {
+	p.takeoverOnce.Do(func() {
+		p.takeoverOK = true
+		for shard := range lifecycle.ShardCount {
+			c, found, err := LoadCursor(ctx, p.cfg.Store, shard)
+			if err != nil || !found || !p.stamp.pathSharded(c) || p.stamp.changed(c) != "" {
+				p.takeoverOK = false
+				return
+			}
+			if shard == 0 || c.TsNs < p.takeoverFromNs {
+				p.takeoverFromNs = c.TsNs
+			}
+		}
+	})
+	return p.takeoverFromNs, p.takeoverOK
 }

@@ -3,8 +3,6 @@ package dailyrun
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,7 +22,7 @@ type sharedStore struct {
 func (s *sharedStore) CursorHashes(*engine.Snapshot, time.Duration) WorkerHashes { return s.worker }
 
 func newSharedStore() *sharedStore {
-	return &sharedStore{fakeStore: newFakeStore(), worker: WorkerHashes{RuleSet: [32]byte{0xaa}, Promoted: [32]byte{0xbb}, TakeOver: true, HandOver: true}}
+	return &sharedStore{fakeStore: newFakeStore(), worker: WorkerHashes{RuleSet: [32]byte{0xaa}, Promoted: [32]byte{0xbb}, TakeOver: true}}
 }
 
 func runStore(t *testing.T, st filer.Store, snap *engine.Snapshot, now time.Time, mod func(*Config)) *Result {
@@ -47,9 +45,11 @@ func rewriteCursors(t *testing.T, st filer.Store, edit func(*Cursor)) {
 }
 
 // On a store whose own worker shares the cursor files, a pass stamps each
-// cursor with that worker's hashes and keeps its own beside them; it
-// replays from a cursor by its own hashes when it saved it, and by the
-// worker's (and compatibility) when the worker did.
+// cursor with its own hashes, in both places (the worker reads them as a
+// rule edit and walks), and Own, by which it tells its files from the
+// worker's. It replays from its own cursor by its own hashes; it takes the
+// worker's cursors over only when all of them are the worker's, on rules
+// its replay covers, and walks (takeover) otherwise.
 func TestSharedCursorsStampAndTakeOver(t *testing.T) {
 	snap := snapshotOf("logs", filer.VersioningOff, expireDays("r", 2))
 	now := ts("2026-11-30T12:00:00Z")
@@ -64,8 +64,8 @@ func TestSharedCursorsStampAndTakeOver(t *testing.T) {
 	st := setup(t)
 	for shard := range lifecycle.ShardCount {
 		c, _, err := LoadCursor(context.Background(), st, shard)
-		want := Cursor{TsNs: c.TsNs, RuleSetHash: st.worker.RuleSet, PromotedHash: st.worker.Promoted, LastWalkedNs: now.UnixNano(),
-			Own: OwnHashes{Present: true, RuleSet: ownRS, Promoted: ownP}}
+		want := Cursor{TsNs: c.TsNs, RuleSetHash: ownRS, PromotedHash: ownP, LastWalkedNs: now.UnixNano(),
+			Own: OwnHashes{Present: true, RuleSet: ownRS, Promoted: ownP, ByKey: true}}
 		if c.Summary == nil || c.Summary.CursorTsNs != c.TsNs {
 			t.Fatalf("shard %d cursor saved without its pending summary: %+v", shard, c.Summary)
 		}
@@ -75,57 +75,86 @@ func TestSharedCursorsStampAndTakeOver(t *testing.T) {
 		}
 	}
 
+	worker := func(st *sharedStore) func(*Cursor) {
+		return func(c *Cursor) {
+			c.Own, c.RuleSetHash, c.PromotedHash, c.Summary = OwnHashes{}, st.worker.RuleSet, st.worker.Promoted, nil
+		}
+	}
+	const odd = 5 // the shard a case treats apart from the others
 	for _, tc := range []struct {
 		name       string
-		edit       func(*Cursor)
+		edit       func(st *sharedStore, shard int, c *Cursor) (remove bool)
 		noTakeOver bool
 		want       RecoveryReason
+		wantOdd    RecoveryReason // shard odd's
 	}{
-		{"ilmctl's own", func(*Cursor) {}, false, ""},
-		{"ilmctl's own, the worker's hash changed meanwhile", func(c *Cursor) { c.RuleSetHash[0] = 1 }, false, ""},
-		{"ilmctl's own, its rules changed", func(c *Cursor) { c.Own.RuleSet[0] ^= 1 }, false, "rule_edit"},
-		{"ilmctl's own, its partition changed", func(c *Cursor) { c.Own.Promoted[0] ^= 1 }, false, "partition_flip"},
-		{"the worker's, same rules", func(c *Cursor) { c.Own = OwnHashes{} }, false, ""},
-		{"the worker's, other rules", func(c *Cursor) { c.Own, c.RuleSetHash[0] = OwnHashes{}, 1 }, false, "rule_edit"},
-		{"the worker's, other partition", func(c *Cursor) { c.Own, c.PromotedHash[0] = OwnHashes{}, 1 }, false, "partition_flip"},
-		{"the worker's, replay it does not cover", func(c *Cursor) { c.Own = OwnHashes{} }, true, "rule_edit"},
+		{"ilmctl's own", func(*sharedStore, int, *Cursor) bool { return false }, false, "", ""},
+		{"ilmctl's own, the worker's hash changed meanwhile", func(_ *sharedStore, _ int, c *Cursor) bool { c.RuleSetHash[0] = 1; return false }, false, "", ""},
+		{"ilmctl's own, its rules changed", func(_ *sharedStore, _ int, c *Cursor) bool { c.Own.RuleSet[0] ^= 1; return false }, false, "rule_edit", "rule_edit"},
+		{"ilmctl's own, its partition changed", func(_ *sharedStore, _ int, c *Cursor) bool { c.Own.Promoted[0] ^= 1; return false }, false, "partition_flip", "partition_flip"},
+		{"all the worker's, same rules", func(st *sharedStore, _ int, c *Cursor) bool { worker(st)(c); return false }, false, "", ""},
+		{"all the worker's, other rules", func(st *sharedStore, _ int, c *Cursor) bool { worker(st)(c); c.RuleSetHash[0] = 1; return false }, false, "rule_edit", "rule_edit"},
+		{"all the worker's, other partition", func(st *sharedStore, _ int, c *Cursor) bool { worker(st)(c); c.PromotedHash[0] = 1; return false }, false, "partition_flip", "partition_flip"},
+		{"all the worker's, replay it does not cover", func(st *sharedStore, _ int, c *Cursor) bool { worker(st)(c); return false }, true, "rule_edit", "rule_edit"},
+		{"the worker's but one ilmctl's", func(st *sharedStore, shard int, c *Cursor) bool {
+			if shard != odd {
+				worker(st)(c)
+			}
+			return false
+		}, false, "takeover", ""},
+		{"the worker's but one on other rules", func(st *sharedStore, shard int, c *Cursor) bool {
+			worker(st)(c)
+			if shard == odd {
+				c.RuleSetHash[0] = 1
+			}
+			return false
+		}, false, "takeover", "rule_edit"},
+		{"the worker's but one missing", func(st *sharedStore, shard int, c *Cursor) bool { worker(st)(c); return shard == odd }, false, "takeover", "cold_start"},
+		// An ilmctl that sharded replay by filer path, as the worker does,
+		// wrote its own hashes without ilmctl_shards.
+		{"all an ilmctl's by path", func(_ *sharedStore, _ int, c *Cursor) bool { c.Own.ByKey = false; return false }, false, "", ""},
+		{"an ilmctl's by path but one by key", func(_ *sharedStore, shard int, c *Cursor) bool { c.Own.ByKey = shard == odd; return false }, false, "takeover", ""},
+		{"an ilmctl's by path and the worker's", func(st *sharedStore, shard int, c *Cursor) bool {
+			c.Own.ByKey = false
+			if shard == odd {
+				worker(st)(c)
+			}
+			return false
+		}, false, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := setup(t)
-			rewriteCursors(t, st, tc.edit)
+			for shard := range lifecycle.ShardCount {
+				c, _, err := LoadCursor(context.Background(), st, shard)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.edit(st, shard, &c) {
+					delete(st.files, CursorPath(shard))
+					continue
+				}
+				if err := SaveCursor(context.Background(), st, shard, c); err != nil {
+					t.Fatal(err)
+				}
+			}
 			st.worker.TakeOver = !tc.noTakeOver
 			res := runStore(t, st, snap, now.Add(time.Hour), nil)
 			for _, s := range res.Shards {
-				if s.Recovery != tc.want {
-					t.Fatalf("shard %d: recovery %q, want %q", s.Shard, s.Recovery, tc.want)
+				want := tc.want
+				if s.Shard == odd {
+					want = tc.wantOdd
 				}
-				if tc.want == "" && s.Walk != "" {
+				if s.Recovery != want {
+					t.Fatalf("shard %d: recovery %q, want %q", s.Shard, s.Recovery, want)
+				}
+				if want == "" && s.Walk != "" {
 					t.Fatalf("shard %d walked (%s) on a cursor it may replay from", s.Shard, s.Walk)
 				}
-				if !s.CursorSaved || !s.Cursor.Own.Present || s.Cursor.RuleSetHash != st.worker.RuleSet {
-					t.Fatalf("shard %d saved %+v", s.Shard, s.Cursor)
+				if !s.CursorSaved || !s.Cursor.Own.Present || !s.Cursor.Own.ByKey || s.Cursor.RuleSetHash != ownRS || s.Cursor.PromotedHash != ownP {
+					t.Fatalf("shard %d saved %+v, want ilmctl's own hashes in both places", s.Shard, s.Cursor)
 				}
 			}
 		})
-	}
-}
-
-// When the worker's replay does work this pass's does not (HandOver
-// false), the pass stamps its cursors with its own hashes, which the
-// worker reads as a rule edit, and still replays from them itself.
-func TestSharedCursorsNotHandedOver(t *testing.T) {
-	snap := snapshotOf("logs", filer.VersioningOff, expireDays("r", 2))
-	now := ts("2026-11-30T12:00:00Z")
-	st := newSharedStore()
-	st.worker.HandOver = false
-	st.addBucket("logs", filer.VersioningOff)
-	runStore(t, st, snap, now, nil)
-	res := runStore(t, st, snap, now.Add(time.Hour), nil)
-	own := engine.ReplayContentHash(snap)
-	for _, s := range res.Shards {
-		if s.Recovery != "" || s.Cursor.RuleSetHash != own || s.Cursor.RuleSetHash == st.worker.RuleSet || !s.Cursor.Own.Present {
-			t.Fatalf("shard %d: recovery %q cursor %+v", s.Shard, s.Recovery, s.Cursor)
-		}
 	}
 }
 
@@ -169,8 +198,8 @@ func keyAway(bucket string, n int) (key, path string, keyShard, pathShard int) {
 	}
 }
 
-// putAt adds version vid as key's latest and its put event, sharded by
-// path as a SeaweedFS filer's would be.
+// putAt adds version vid as key's latest and its put event, with the
+// filer path a SeaweedFS filer's event would carry.
 func putAt(f *fakeStore, bucket, key, vid, path string, mtime time.Time, eventAt time.Time) {
 	obj := f.objects[bucket][key]
 	if obj == nil {
@@ -181,24 +210,23 @@ func putAt(f *fakeStore, bucket, key, vid, path string, mtime time.Time, eventAt
 	f.events = append(f.events, filer.Event{TsNs: eventAt.UnixNano(), Type: filer.EventPut, Bucket: bucket, Key: key, VersionID: vid, Path: path})
 }
 
-// An event goes to the shard of its filer path when the store gives one,
-// and that shard's cursor alone says whether it was done: SeaweedFS's
-// worker, which shards by path, wrote these cursors. Before, an event
-// sharded by key was skipped when the key's shard was past it although
-// the path's shard, the one that owed it, was not.
-func TestReplayShardsByPath(t *testing.T) {
+// An event goes to the shard that owns its key, whatever its filer path.
+// Taking over the worker's cursors, which it sharded by path, every shard
+// replays from the oldest of them: the event is replayed, by the key's
+// shard alone, whichever of the two shards' cursors is before it.
+func TestReplayShardsByKey(t *testing.T) {
 	now := ts("2026-11-30T12:00:00Z")
 	at := now.Add(-2 * time.Hour)
 	snap := snapshotOf("b", filer.VersioningEnabled, expireDays("r", 1))
 	key, path, keyShard, pathShard := keyAway("b", 0)
 	for _, tc := range []struct {
-		name             string
-		keyTs, pathTs    time.Time // the two shards' cursors
-		wantExpired      bool
-		wantScannedShard int
+		name          string
+		keyTs, pathTs time.Time // the two shards' cursors
+		wantExpired   bool
 	}{
-		{"the path's shard owes it", at.Add(time.Minute), at.Add(-time.Minute), true, pathShard},
-		{"only the key's shard is before it", at.Add(-time.Minute), at.Add(time.Minute), false, -1},
+		{"the path's shard is before it", at.Add(time.Minute), at.Add(-time.Minute), true},
+		{"the key's shard is before it", at.Add(-time.Minute), at.Add(time.Minute), true},
+		{"every shard is past it", at.Add(time.Minute), at.Add(time.Minute), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := newSharedStore()
@@ -225,21 +253,21 @@ func TestReplayShardsByPath(t *testing.T) {
 				if s.Recovery != "" || s.Walk != "" {
 					t.Fatalf("shard %d: recovery %q walk %q", s.Shard, s.Recovery, s.Walk)
 				}
-				if want := int64(0); s.Shard == tc.wantScannedShard {
-					if s.EventsScanned != 1 {
-						t.Errorf("shard %d scanned %d events, want the one", s.Shard, s.EventsScanned)
-					}
-				} else if s.EventsScanned != want {
-					t.Errorf("shard %d scanned %d events, want none", s.Shard, s.EventsScanned)
+				want := int64(0)
+				if s.Shard == keyShard && tc.wantExpired {
+					want = 1
+				}
+				if s.EventsScanned != want {
+					t.Errorf("shard %d scanned %d events, want %d", s.Shard, s.EventsScanned, want)
 				}
 			}
 		})
 	}
 }
 
-// A match not yet due holds the cursor of the shard its event went to,
-// the path's, and not the key's.
-func TestPendingHoldsThePathShard(t *testing.T) {
+// A match not yet due holds the cursor of the shard that owns its key, not
+// the one its filer path would name.
+func TestPendingHoldsTheKeyShard(t *testing.T) {
 	now := ts("2026-11-30T12:00:00Z")
 	at := now.Add(-2 * time.Hour)
 	st := newSharedStore()
@@ -249,92 +277,70 @@ func TestPendingHoldsThePathShard(t *testing.T) {
 	snap := snapshotOf("b", filer.VersioningEnabled, expireDays("r", 1))
 	runStore(t, st, snap, now.Add(-3*time.Hour), nil) // cold start before the put
 	res := runStore(t, st, snap, now, nil)
-	if s := shardOf(res, pathShard); s.Pending != 1 || s.Cursor.TsNs >= at.UnixNano() {
-		t.Errorf("path shard %d: pending %d cursor %v, want held before %v", pathShard, s.Pending, time.Unix(0, s.Cursor.TsNs).UTC(), at)
+	if s := shardOf(res, keyShard); s.Pending != 1 || s.Cursor.TsNs >= at.UnixNano() {
+		t.Errorf("key shard %d: pending %d cursor %v, want held before %v", keyShard, s.Pending, time.Unix(0, s.Cursor.TsNs).UTC(), at)
 	}
-	if s := shardOf(res, keyShard); s.Pending != 0 || s.Cursor.TsNs != now.UnixNano()-1 {
-		t.Errorf("key shard %d: pending %d cursor %v, want just before runNow", keyShard, s.Pending, time.Unix(0, s.Cursor.TsNs).UTC())
-	}
-}
-
-// After a cold start's recovery walk, the replay of an event in another
-// shard than its key's skips the lookup only when the key's own shard
-// walked it and left nothing pending; a key whose shard did not walk in
-// this pass, or left a match pending, is looked up.
-func TestColdWalkSettlesKeysForOtherShards(t *testing.T) {
-	now := ts("2026-11-30T00:00:00Z")
-	snap := snapshotOf("b", filer.VersioningEnabled, expireDays("r", 10)) // replays from now-11d
-	settled, settledPath, _, _ := keyAway("b", 0)
-	pending, pendingPath, pendingShard, pendingPathShard := keyAway("b", 500)
-	build := func() *sharedStore {
-		st := newSharedStore()
-		st.addBucket("b", filer.VersioningEnabled)
-		putAt(st.fakeStore, "b", settled, "v1", settledPath, now.Add(-10*day-time.Hour), now.Add(-10*day-time.Hour)) // due: the walk deletes it
-		putAt(st.fakeStore, "b", pending, "v1", pendingPath, now.Add(-day), now.Add(-day))                           // due in 9 days
-		return st
-	}
-
-	st := build()
-	res := runStore(t, st, snap, now, nil)
-	if got, want := st.remaining(), []string{"b/" + pending + "@v1"}; !cmp.Equal(got, want) {
-		t.Fatalf("remaining %v, want %v", got, want)
-	}
-	if st.lookups != 1 {
-		t.Errorf("%d lookups, want 1 (the pending key, replayed in shard %d)", st.lookups, pendingPathShard)
-	}
-	if s := shardOf(res, pendingPathShard); s.Pending != 1 || s.Cursor.TsNs >= now.Add(-day).UnixNano() {
-		t.Errorf("shard %d holding the pending event: pending %d cursor %v", s.Shard, s.Pending, time.Unix(0, s.Cursor.TsNs).UTC())
-	}
-
-	// Only the event's shard runs: the key's shard did not walk, so the
-	// key is looked up and its pending match holds the cursor.
-	if pendingShard == pendingPathShard {
-		t.Fatal("test keys must shard apart")
-	}
-	st = build()
-	res = runStore(t, st, snap, now, func(c *Config) { c.Shards = []int{pendingPathShard} })
-	if st.lookups != 1 || res.Shards[0].Pending != 1 || res.Shards[0].Cursor.TsNs >= now.Add(-day).UnixNano() {
-		t.Errorf("shard %d alone: lookups %d pending %d cursor %v", pendingPathShard, st.lookups, res.Shards[0].Pending, time.Unix(0, res.Shards[0].Cursor.TsNs).UTC())
+	if s := shardOf(res, pathShard); s.Pending != 0 || s.Cursor.TsNs != now.UnixNano()-1 {
+		t.Errorf("path shard %d: pending %d cursor %v, want just before runNow", pathShard, s.Pending, time.Unix(0, s.Cursor.TsNs).UTC())
 	}
 }
 
-// One version named by two events that different shards replay (a
+// One version named by two events whose filer paths shard apart (a
 // .versions pointer move and the version's own noncurrent stamp, on
-// SeaweedFS) is one action in the pass, not one per shard.
+// SeaweedFS) is replayed by its key's shard alone, and is one action.
 func TestTargetDispatchedOncePerPass(t *testing.T) {
 	now := ts("2026-11-30T00:00:00Z")
 	st := newSharedStore()
-	snap, _ := crossShardDemotion(t, st, now, 1)
-	res := runStore(t, st, snap, now, func(c *Config) { c.DryRun = true })
-	scanned := 0
-	for _, s := range res.Shards {
-		scanned += int(s.EventsScanned)
-	}
-	if scanned != 2 || len(res.Actions) != 1 || res.Actions[0].VersionID != "v1" || res.Actions[0].Outcome != OutcomeDryRun {
-		t.Fatalf("scanned %d events; actions %+v, want one DRY_RUN of v1", scanned, res.Actions)
+	snap, key := crossShardDemotion(t, st, now, 1)
+	for _, dry := range []bool{true, false} {
+		st := newSharedStore()
+		crossShardDemotion(t, st, now, 7)
+		res := runStore(t, st, snap, now, func(c *Config) { c.DryRun = dry })
+		for _, s := range res.Shards {
+			want := int64(0)
+			if s.Shard == lifecycle.ShardID("b", key) {
+				want = 2
+			}
+			if s.EventsScanned != want {
+				t.Errorf("dry run %v: shard %d scanned %d events, want %d", dry, s.Shard, s.EventsScanned, want)
+			}
+		}
+		outcome, sends := OutcomeDryRun, 0
+		if !dry {
+			outcome, sends = "DONE", 1
+		}
+		if len(res.Actions) != 1 || res.Actions[0].VersionID != "v1" || res.Actions[0].Outcome != outcome || len(st.deletes) != sends {
+			t.Fatalf("dry run %v: actions %+v, %d deletes sent; want one %s of v1, %d sent", dry, res.Actions, len(st.deletes), outcome, sends)
+		}
+		if !dry && res.Actions[0].BytesFreed != 7 {
+			t.Errorf("bytes freed %d, want 7 once", res.Actions[0].BytesFreed)
+		}
 	}
 }
 
-// Sharded by path, one key's events reach several shards; the pass still
-// reads the key once (the lookup cache is the pass's, not a shard's).
-func TestPathShardedKeyIsLookedUpOnce(t *testing.T) {
+// One key's events reach one shard whatever their filer paths, and the
+// pass reads the key once.
+func TestKeyIsLookedUpOnce(t *testing.T) {
 	st := newSharedStore()
 	st.addBucket("logs", filer.VersioningEnabled)
 	start := ts("2026-11-20T00:00:00Z")
 	for i, v := range []string{"v1", "v2", "v3"} {
 		st.put("logs", "k", v, start.Add(time.Duration(i)*time.Hour), 1)
 	}
-	shards := map[int]bool{}
+	paths := map[int]bool{}
 	for i := range st.events {
 		ev := &st.events[i]
 		ev.Path = "k.versions/v_" + ev.VersionID
 		if ev.Type == filer.EventDemote {
 			ev.Path = "k.versions"
 		}
-		shards[EventShard(*ev)] = true
+		paths[lifecycle.ShardID(ev.Bucket, ev.Path)] = true
+		if got, want := EventShard(*ev), lifecycle.ShardID("logs", "k"); got != want {
+			t.Fatalf("event %+v in shard %d, want the key's, %d", *ev, got, want)
+		}
 	}
-	if len(shards) < 2 {
-		t.Fatalf("the key's events land in %d shard(s); the test needs several", len(shards))
+	if len(paths) < 2 {
+		t.Fatalf("the key's event paths land in %d shard(s); the test needs several", len(paths))
 	}
 	snap := snapshotOf("logs", filer.VersioningEnabled, expireDays("e", 30),
 		lifecycle.Rule{ID: "nc", Enabled: true, NoncurrentDays: 30})
@@ -351,62 +357,31 @@ func TestPathShardedKeyIsLookedUpOnce(t *testing.T) {
 		t.Fatalf("scanned %d pending %d, want 5 events, 3 pending", scanned, pending)
 	}
 	if st.lookups != 1 {
-		t.Fatalf("%d lookups of one key over %d shards, want 1", st.lookups, len(shards))
+		t.Fatalf("%d lookups of one key, want 1", st.lookups)
 	}
 }
 
-// racingStore holds the first delete until a second dispatch of the same
-// target either waits for it (the pass's claim) or reaches the store
-// beside it, so the two shards' dispatches overlap every time.
-type racingStore struct {
-	*sharedStore
-	calls  atomic.Int32
-	second chan struct{} // closed by the second LifecycleDelete
-	waited chan struct{} // closed when a dispatch waits for the first
-}
-
-func (r *racingStore) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
-	switch r.calls.Add(1) {
-	case 1:
-		select {
-		case <-r.second:
-		case <-r.waited:
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	case 2:
-		close(r.second)
-	}
-	return r.sharedStore.LifecycleDelete(ctx, req)
-}
-
-// One version named by two events that different shards replay is
-// deleted once in a real pass too, when the two shards decide it at the
-// same time: the second waits for the first's delete instead of sending
-// its own beside it, and the report counts one DONE and its bytes once.
-func TestTargetDeletedOnceWhenShardsRace(t *testing.T) {
+// After a cold start's recovery walk, the key's shard replays the events
+// of a key its walk settled without looking it up; a key with a match not
+// yet due is looked up once, and its event holds the cursor.
+func TestColdWalkSettlesItsKeys(t *testing.T) {
 	now := ts("2026-11-30T00:00:00Z")
-	st := &racingStore{sharedStore: newSharedStore(), second: make(chan struct{}), waited: make(chan struct{})}
-	snap, key := crossShardDemotion(t, st.sharedStore, now, 7)
-	var once sync.Once
-	res := runStore(t, st, snap, now, func(c *Config) {
-		c.WalkerInterval = 48 * time.Hour
-		c.onClaimWait = func(string) { once.Do(func() { close(st.waited) }) }
-	})
-	if res.Status() != StatusOK {
-		t.Fatalf("status %s", res.Status())
+	snap := snapshotOf("b", filer.VersioningEnabled, expireDays("r", 10)) // replays from now-11d
+	settled, settledPath, _, _ := keyAway("b", 0)
+	pending, pendingPath, pendingShard, _ := keyAway("b", 500)
+	st := newSharedStore()
+	st.addBucket("b", filer.VersioningEnabled)
+	putAt(st.fakeStore, "b", settled, "v1", settledPath, now.Add(-10*day-time.Hour), now.Add(-10*day-time.Hour)) // due: the walk deletes it
+	putAt(st.fakeStore, "b", pending, "v1", pendingPath, now.Add(-day), now.Add(-day))                           // due in 9 days
+	res := runStore(t, st, snap, now, nil)
+	if got, want := st.remaining(), []string{"b/" + pending + "@v1"}; !cmp.Equal(got, want) {
+		t.Fatalf("remaining %v, want %v", got, want)
 	}
-	if n := st.calls.Load(); n != 1 {
-		t.Errorf("%d deletes of b/%s@v1 sent, want 1", n, key)
+	if st.lookups != 1 {
+		t.Errorf("%d lookups, want 1 (the pending key)", st.lookups)
 	}
-	var done []string
-	var freed int64
-	for _, a := range res.Actions {
-		done = append(done, fmt.Sprintf("%s@%s %s", a.Key, a.VersionID, a.Outcome))
-		freed += a.BytesFreed
-	}
-	if len(done) != 1 || done[0] != key+"@v1 DONE" || freed != 7 {
-		t.Errorf("actions %v freeing %d bytes, want one DONE of v1 freeing 7", done, freed)
+	if s := shardOf(res, pendingShard); s.Pending != 1 || s.Cursor.TsNs >= now.Add(-day).UnixNano() {
+		t.Errorf("shard %d holding the pending event: pending %d cursor %v", s.Shard, s.Pending, time.Unix(0, s.Cursor.TsNs).UTC())
 	}
 }
 

@@ -590,9 +590,8 @@ func (p *pass) trackColdKeys(s *shardRun) {
 // with pendingDue the earliest due time the walk found on it: the
 // replaying shard's cursor is frozen already, so the event only needs to
 // be marked pending, not looked up, and the walk dispatched every due
-// match. The shard replaying an event is the owner unless the store
-// shards events by path (see EventShard); another shard relies on the
-// owner's walk only once it has finished, and otherwise looks the key up.
+// match. The shard replaying an event is the key's owner (EventShard),
+// whose walk it waits for.
 func (p *pass) settledByColdWalk(bucket, key string, anyPending bool) (settled bool, pendingDue int64) {
 	o := p.byID[lifecycle.ShardID(bucket, key)]
 	if o == nil || o.walk == nil {

@@ -171,7 +171,7 @@ func DecodeWalkState(data []byte, shard int) (WalkState, error) {
 		return bad("file is for shard %d", f.ShardID)
 	case f.Walk != WalkRecovery:
 		return bad("walk %q, want %q (only recovery walks are resumed)", f.Walk, WalkRecovery)
-	case f.Recovery != RecoveryColdStart && f.Recovery != RecoveryRuleEdit && f.Recovery != RecoveryPartitionFlip:
+	case f.Recovery != RecoveryColdStart && f.Recovery != RecoveryRuleEdit && f.Recovery != RecoveryPartitionFlip && f.Recovery != RecoveryTakeover:
 		return bad("recovery %q is not a recovery reason", f.Recovery)
 	case f.StartedNs <= 0 || f.FloorNs > f.StartedNs:
 		return bad("floor_ns %d and started_ns %d: want 0 < started_ns and floor_ns <= started_ns", f.FloorNs, f.StartedNs)

@@ -228,9 +228,9 @@ type Event struct {
 	// Path is the bucket-relative path of the filer entry the event
 	// changed when that is not Key: on SeaweedFS a version file
 	// "<key>.versions/v_<id>", a ".versions" directory, an upload
-	// directory ".uploads/<id>". Replay shards an event by Path when it is
-	// set, as SeaweedFS's own worker does (weed/s3api/s3lifecycle/reader/
-	// reader.go), so one shard's cursor names the same events for both.
+	// directory ".uploads/<id>". SeaweedFS's own worker shards events by
+	// it (weed/s3api/s3lifecycle/reader/reader.go); ilmctl's replay shards
+	// by Key, so that one shard owns every target of a key.
 	Path string
 }
 
