@@ -153,19 +153,21 @@ func contents(t *testing.T, s3c *itest.S3, bucket string) []string {
 }
 
 // TestTakeoverWithSeaweedFSWorker: SeaweedFS's own worker
-// (weed shell s3.lifecycle.run-shard) and ilmctl take each other's cursors
-// over on unchanged rules as a plain replay, with no recovery walk, skip no
-// due delete, and leave what an uninterrupted SeaweedFS pass leaves; each
-// after the other stopped part-way, on half the shards.
+// (weed shell s3.lifecycle.run-shard) and ilmctl hand the cursors over to
+// each other on unchanged rules, each after the other stopped part-way, on
+// half the shards, skip no due delete, and leave what an uninterrupted
+// SeaweedFS pass leaves. The two tools' shards name different events
+// (SeaweedFS's by filer path, ilmctl's by key), so the handover costs
+// what docs/design/daily-run.md#seaweedfs-cursors says: ilmctl takes the
+// worker's sixteen cursors over as a plain replay from the oldest of them,
+// with no walk; the worker reads ilmctl's as a rule edit and walks.
 //
 // Four buckets get the same rules up front, so the rule set, and the
 // hashes in the cursors, stay the same throughout; ref1 and ref2 are
 // seeded and expired by a whole SeaweedFS pass, sub1 and sub2 alike by the
 // interrupted one and the taker-over. The seeds have due objects whose key
-// and whose meta-log events shard differently: a shard names other events
-// when sharded by key (ilmctl before) than by filer path (SeaweedFS), and
-// a cursor taken over from a pass over shards 0-7 made the taker-over skip
-// those objects.
+// and whose meta-log events shard differently, which a taker-over that
+// read the other tool's cursor as its own shard's would skip.
 func TestTakeoverWithSeaweedFSWorker(t *testing.T) {
 	itest.RequireServer(t, itest.SeaweedFS, "it hands shards over between ilmctl and SeaweedFS's own lifecycle worker")
 	ft := itest.FilerEnv(t)
@@ -277,19 +279,19 @@ func TestTakeoverWithSeaweedFSWorker(t *testing.T) {
 	}
 	before := loadCursors(t, st)
 	for shard, c := range before {
-		if !c.Own.Present {
-			t.Fatalf("shard %d: ilmctl saved no hashes of its own: %+v", shard, c)
+		if !c.Own.Present || !c.Own.ByKey || c.RuleSetHash != c.Own.RuleSet {
+			t.Fatalf("shard %d: ilmctl saved a cursor the worker would replay from: %+v", shard, c)
 		}
 	}
 	weedPass("0-15")
 	after := loadCursors(t, st)
 	for shard := range lifecycle.ShardCount {
 		b, a := before[shard], after[shard]
-		// The worker's recovery walk rewinds a cursor to runNow - 1 day;
-		// replay only moves it forward. It drops ilmctl's own hashes.
-		if a.TsNs < b.TsNs || a.RuleSetHash != b.RuleSetHash || a.Own.Present {
-			t.Errorf("shard %d: SeaweedFS's worker did not replay from ilmctl's cursor: ts_ns %d -> %d, rule_set_hash %x -> %x, ilmctl hashes kept %v",
-				shard, b.TsNs, a.TsNs, b.RuleSetHash[:6], a.RuleSetHash[:6], a.Own.Present)
+		// The worker reads ilmctl's hashes as a rule edit: its recovery
+		// walk, after which it saves its own hashes without ilmctl's.
+		if a.RuleSetHash == b.RuleSetHash || a.Own.Present {
+			t.Errorf("shard %d: SeaweedFS's worker replayed from ilmctl's cursor: rule_set_hash %x -> %x, ilmctl hashes kept %v",
+				shard, b.RuleSetHash[:6], a.RuleSetHash[:6], a.Own.Present)
 		}
 	}
 	ref2 := contents(t, s3c, buckets["ref2"])
