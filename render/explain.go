@@ -107,7 +107,9 @@ type DueMathReport struct {
 	Rounding string     `json:"rounding"`
 }
 
-// StandingReport is where the next pass stands for the key.
+// StandingReport is where the next pass stands for the key. Each *_ns
+// field (Unix nanoseconds) has a twin in RFC 3339 without the suffix,
+// null when the raw value is 0 or null.
 type StandingReport struct {
 	Shard int             `json:"shard"`
 	Plan  ShardPlanReport `json:"plan"`
@@ -115,13 +117,16 @@ type StandingReport struct {
 	// walked.
 	MetaLog       bool         `json:"meta_log"`
 	ReadUntilNs   int64        `json:"read_until_ns"`
+	ReadUntil     *time.Time   `json:"read_until"`
 	ScannedFromNs *int64       `json:"scanned_from_ns"`
+	ScannedFrom   *time.Time   `json:"scanned_from"`
 	LastEvent     *EventReport `json:"last_event"`
 	PendingEvents int          `json:"pending_events"`
 }
 
 // ShardPlanReport is one shard's cursor and what the next pass does with
-// it.
+// it. Each *_ns field has a twin in RFC 3339, null when it is 0: cursor
+// (of cursor_ts_ns), last_walked, replay_from.
 type ShardPlanReport struct {
 	Shard        int        `json:"shard"`
 	CursorFound  bool       `json:"cursor_found"`
@@ -134,6 +139,7 @@ type ShardPlanReport struct {
 	Recovery     string     `json:"recovery,omitempty"`
 	Replays      bool       `json:"replays"`
 	ReplayFromNs int64      `json:"replay_from_ns"`
+	ReplayFrom   *time.Time `json:"replay_from"`
 }
 
 // EventReport is the key's last meta-log event and where replay stands on
@@ -169,10 +175,11 @@ func NewExplainReport(r *explain.Report) ExplainReport {
 		out.Uploads = append(out.Uploads, newTargetReport(t))
 	}
 	p := r.Pass
-	out.Pass = StandingReport{Shard: p.Shard, Plan: newShardPlanReport(p.Plan), MetaLog: p.MetaLog, ReadUntilNs: p.UntilNs, PendingEvents: p.Pending}
+	out.Pass = StandingReport{Shard: p.Shard, Plan: newShardPlanReport(p.Plan), MetaLog: p.MetaLog, ReadUntilNs: p.UntilNs, ReadUntil: nsTime(p.UntilNs), PendingEvents: p.Pending}
 	if p.Scanned {
 		from := p.ScannedFromNs
 		out.Pass.ScannedFromNs = &from
+		out.Pass.ScannedFrom = nsTime(from)
 	}
 	if e := p.LastEvent; e != nil {
 		out.Pass.LastEvent = &EventReport{TsNs: e.TsNs, Time: time.Unix(0, e.TsNs).UTC(), Type: string(e.Type), VersionID: e.VersionID,
@@ -206,7 +213,7 @@ func nsTime(ns int64) *time.Time {
 func newShardPlanReport(p dailyrun.ShardPlan) ShardPlanReport {
 	out := ShardPlanReport{Shard: p.Shard, CursorFound: p.Found, CursorTsNs: p.Cursor.TsNs, Cursor: nsTime(p.Cursor.TsNs),
 		LastWalkedNs: p.Cursor.LastWalkedNs, LastWalked: nsTime(p.Cursor.LastWalkedNs), NextWalk: p.Walk.String(), Recovery: p.Recovery.String(),
-		Replays: p.Replays, ReplayFromNs: p.ReplayFromNs}
+		Replays: p.Replays, ReplayFromNs: p.ReplayFromNs, ReplayFrom: nsTime(p.ReplayFromNs)}
 	if p.Err != nil {
 		out.CursorError = p.Err.Error()
 	}

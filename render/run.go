@@ -73,7 +73,9 @@ func NewNoticeReport(n dailyrun.Notice) NoticeReport {
 	return nr
 }
 
-// ShardReport is one shard's row. Lags are seconds, null when cold.
+// ShardReport is one shard's row. Lags are seconds, null when cold. Each
+// *_ns field (Unix nanoseconds, as the cursor files keep them) has a twin
+// in RFC 3339 named as in ShardPlanReport: cursor, last_walked.
 type ShardReport struct {
 	Shard             int              `json:"shard"`
 	Status            string           `json:"status"`
@@ -89,10 +91,12 @@ type ShardReport struct {
 	DispatchedBytes   map[string]int64 `json:"dispatched_bytes"`
 	BytesFreed        int64            `json:"bytes_freed"`
 	CursorTsNs        int64            `json:"cursor_ts_ns"`
+	Cursor            *time.Time       `json:"cursor"` // CursorTsNs in RFC 3339; null when 0
 	CursorSaved       bool             `json:"cursor_saved"`
 	CursorLagSeconds  *float64         `json:"cursor_lag_seconds"`
 	WalkerAgeSeconds  *float64         `json:"walker_age_seconds"`
 	LastWalkedNs      int64            `json:"last_walked_ns"`
+	LastWalked        *time.Time       `json:"last_walked"` // LastWalkedNs in RFC 3339; null when 0
 	Truncated         bool             `json:"truncated"`
 	LimiterWaitSecond float64          `json:"limiter_wait_seconds"`
 }
@@ -160,9 +164,9 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []engine.BucketError) RunReport
 			Shard: s.Shard, Status: s.Status.String(), Error: errString(s.Err), Recovery: s.Recovery.String(), Walk: s.Walk.String(),
 			EventsScanned: s.EventsScanned, Matches: s.Matches, MatchesBytes: s.MatchBytes, Pending: s.Pending, PendingBytes: s.PendingBytes,
 			Dispatched: outcomeCounts(s.Outcomes), DispatchedBytes: outcomeCounts(s.OutcomeBytes), BytesFreed: s.BytesFreed,
-			CursorTsNs: s.Cursor.TsNs, CursorSaved: s.CursorSaved,
+			CursorTsNs: s.Cursor.TsNs, Cursor: nsTime(s.Cursor.TsNs), CursorSaved: s.CursorSaved,
 			CursorLagSeconds: seconds(r.CursorLag(s)), WalkerAgeSeconds: seconds(r.WalkerAge(s)),
-			LastWalkedNs: s.Cursor.LastWalkedNs, Truncated: s.Truncated, LimiterWaitSecond: s.LimiterWait.Seconds(),
+			LastWalkedNs: s.Cursor.LastWalkedNs, LastWalked: nsTime(s.Cursor.LastWalkedNs), Truncated: s.Truncated, LimiterWaitSecond: s.LimiterWait.Seconds(),
 		})
 	}
 	for _, s := range r.Shards {
