@@ -11,7 +11,7 @@ DEMO_RECONCILE := --bucket records --object 2025/q3-report.pdf \
 	--version-id 9d2f61c0-5b1e-4c8a-9f3e-1a7b2c4d6e80 --filer $(DEMO) --tiers $(DEMO)/tiers.json
 
 .DEFAULT_GOAL := help
-.PHONY: help build image test soak alerts test-integration test-integration-seaweedfs test-integration-minio demo bench lint fuzz clean
+.PHONY: help build install image test soak alerts test-integration test-integration-seaweedfs test-integration-minio demo bench lint fuzz clean
 
 # promtool comes with Debian's prometheus package (.ci/run installs it).
 PROMTOOL ?= promtool
@@ -39,6 +39,10 @@ help: ## list the targets
 
 build: ## build bin/ilmctl
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/ilmctl
+
+# go install puts the binary in $GOBIN, else $GOPATH/bin (~/go/bin).
+install: ## install ilmctl into GOBIN (go install)
+	$(GO) install -ldflags "-X main.version=$(VERSION)" ./cmd/ilmctl
 
 # The image deploy/kubernetes runs; the Dockerfile builds a static binary
 # on distroless. Needs docker; CI does not build it.
@@ -104,7 +108,8 @@ demo: build ## demo filer: explain, run passes, reconcile
 	$(BIN) run -runtime 60m --now 2026-12-01T00:00:00Z --filer $(DEMO)
 	@echo; echo "== reconcile: a transitioned version from before transitioned-version-state, proven against its tier"
 	@if ! $(GO) run ./internal/demotier -check -endpoint $(DEMO_S3) 2>/dev/null; then \
-		echo "(skipped: no SeaweedFS S3 at $(DEMO_S3) to act as the tier; run scripts/seaweedfs.sh start first)"; \
+		echo "(skipped: no SeaweedFS S3 at $(DEMO_S3) to act as the tier; scripts/seaweedfs.sh start starts one,"; \
+		echo " building SeaweedFS first: about 9 minutes on 2 cores the first time, then cached in ~/.cache/ilmctl)"; \
 	else set -e; export WEED_ACCESS_KEY=$${WEED_ACCESS_KEY:-ilmctl} WEED_SECRET_KEY=$${WEED_SECRET_KEY:-ilmctl-secret}; \
 		set -x; \
 		$(BIN) filer load testdata/demo/reconcile.json --filer $(DEMO); \
