@@ -12,8 +12,8 @@ import (
 
 // TestDecomRecordsLeaveToOwner: every decommission receipt (with or
 // without a terminal checkpoint) and expected-receipt manifest that
-// decodes is active / leave_to_owner, and README and docs/journal.md say
-// so in their decision tables.
+// decodes is active / leave_to_owner, and docs/journal.md says
+// so in its decision table.
 func TestDecomRecordsLeaveToOwner(t *testing.T) {
 	run := decomfixture.Complete()
 	a := &mem{name: "source", objs: run.Pools[decomfixture.Source]}
@@ -35,7 +35,7 @@ func TestDecomRecordsLeaveToOwner(t *testing.T) {
 	if states["terminal_checkpoint"] == 0 || states["checkpoint"] == 0 || len(states) < 3 {
 		t.Fatalf("fixture lacks a receipt kind: %v", states)
 	}
-	for _, doc := range []string{"../../README.md", "../../docs/journal.md"} {
+	for _, doc := range []string{"../../docs/journal.md"} {
 		b, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)
