@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/bench-vs-seaweedfs.sh — ilmctl run against SeaweedFS's own
-# lifecycle worker, side by side on one dataset (README § Side by side with SeaweedFS's worker).
+# lifecycle worker, side by side on one dataset (docs/benchmarks.md).
 #
 # 1. Builds ilmctl and scripts/benchseed, and weed (scripts/seaweedfs.sh
 #    install; cached after the first time).

@@ -8,7 +8,7 @@
 #          module@version` (the module has no replace directives) into a
 #          throwaway GOBIN and caches the binary beside weed's: the first
 #          time about 9 CPU-minutes (22 minutes measured on 2 busy cores,
-#          README § A second S3 server: MinIO), instant afterwards. No source
+#          docs/s3.md#a-second-s3-server-minio), instant afterwards. No source
 #          or binary is kept in this repository.
 # start    runs `minio server` bound to 127.0.0.1 on one local drive, with a
 #          fixed root access key, update checks and the web console off, and

@@ -42,7 +42,7 @@ const streamBatch = 2000
 //  3. those versions' NoncurrentSinceNs set to their demotion's TsNs.
 //
 // A bucket's objects and uploads are written as they are decoded when its
-// name and versioning come before them, as the README's fixture format and
+// name and versioning come before them, as docs/embedded-filer.md#fixture-format and
 // scripts/genfixture write them. Otherwise they are held until the bucket
 // ends, since every version is checked against the bucket's versioning
 // (and Object Lock). Object Lock only allows more (retention), so

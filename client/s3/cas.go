@@ -20,7 +20,7 @@ const CASPrefix = "ilmctl-cas-check-"
 const wrongETag = `"00000000000000000000000000000000"`
 
 // CheckCAS probes whether the endpoint honours If-Match on DeleteObject,
-// on which identity-checked deletes rely (README § Any S3 endpoint, --check-cas). It
+// on which identity-checked deletes rely (docs/s3.md, --check-cas). It
 // works in a scratch bucket CASPrefix+<random> it creates and removes, or,
 // when Options.State is s3://bucket/prefix, under a scratch key there:
 //

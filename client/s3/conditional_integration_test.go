@@ -30,15 +30,14 @@ const (
 // conditionalRow is one conditional request ilmctl relies on.
 type conditionalRow struct {
 	name string
-	// guards says what ilmctl uses the request for (README § Any S3
-	// endpoint, Conditional requests per server).
+	// guards says what ilmctl uses the request for (docs/s3.md#conditional-requests-per-server).
 	guards  string
 	measure func(t *testing.T, c *itest.S3) string
 }
 
 // conditionalExpected is what each server did when it was measured, at the
 // versions scripts/seaweedfs.sh and scripts/minio.sh pin. A different
-// answer fails the test: README's table must then be updated with it.
+// answer fails the test: docs/s3.md's table must then be updated with it.
 var conditionalExpected = map[itest.Server]map[string]string{
 	itest.SeaweedFS: {
 		"PUT If-None-Match: * on an existing key":               honoured,
@@ -66,7 +65,7 @@ const wrongIfMatch = `"0123456789abcdef0123456789abcdef"`
 
 // TestConditionalRequests measures what the server under test does with
 // every conditional request ilmctl relies on and compares it with what
-// README's table says of that server. It logs one table row per request.
+// docs/s3.md's table says of that server. It logs one table row per request.
 func TestConditionalRequests(t *testing.T) {
 	c := itest.FromEnv(t)
 	server := itest.ServerEnv(t)
@@ -137,7 +136,7 @@ func TestConditionalRequests(t *testing.T) {
 			got := r.measure(t, c)
 			fmt.Fprintf(&table, "| %s | %s | %s |\n", r.name, got, r.guards)
 			if got != want[r.name] {
-				t.Errorf("%s on %s: %s, want %s as measured before; update README § Any S3 endpoint, Conditional requests per server", r.name, server, got, want[r.name])
+				t.Errorf("%s on %s: %s, want %s as measured before; update docs/s3.md#conditional-requests-per-server", r.name, server, got, want[r.name])
 			}
 		})
 	}

@@ -36,8 +36,8 @@ import (
 //  3. HeadObject of the exact version must report the listed size and
 //     LastModified second, else NOOP_RESOLVED; its ETag, not the listing's,
 //     goes into If-Match, since a listing may spell a multipart ETag
-//     differently from the object (SeaweedFS, see README § Any S3
-//     endpoint). Delete markers have no ETag and get no HEAD.
+//     differently from the object (SeaweedFS, see
+//     docs/s3.md). Delete markers have no ETag and get no HEAD.
 //  4. For a permanent delete on an Object Lock bucket, a legal hold or
 //     retention beyond the store clock (GetObjectLegalHold,
 //     GetObjectRetention) is SKIPPED_OBJECT_LOCK without a delete; so is

@@ -387,7 +387,7 @@ func TestAbortIncompleteUploadOnS3(t *testing.T) {
 	if itest.ServerEnv(t) == itest.MinIO {
 		err := c.TryPutLifecycleXML(t, b, doc)
 		if !itest.IsCode(err, "InvalidArgument", "MalformedXML") {
-			t.Fatalf("MinIO took an AbortIncompleteMultipartUpload rule: %v; want 400 InvalidArgument as measured, and update README § Any S3 endpoint", err)
+			t.Fatalf("MinIO took an AbortIncompleteMultipartUpload rule: %v; want 400 InvalidArgument as measured, and update docs/s3.md#a-second-s3-server-minio", err)
 		}
 		t.Logf("MinIO refuses AbortIncompleteMultipartUpload: %v", err)
 		runPass(t, time.Now(), t.TempDir())

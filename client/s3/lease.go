@@ -36,7 +36,7 @@ func (s *Store) AcquireShardLease(ctx context.Context, shard int, owner string, 
 // leaseRecord is a lease object's body. A released lease keeps its object
 // with no owner, so that taking it again is a conditional replace
 // (If-Match) like any other: DeleteObject's If-Match is not honoured by
-// every server (README § Conditional requests per server), PUT's is.
+// every server (docs/s3.md#conditional-requests-per-server), PUT's is.
 type leaseRecord struct {
 	Version   int    `json:"version"`
 	Shard     int    `json:"shard"`

@@ -20,8 +20,7 @@ import (
 )
 
 // objectServer keeps objects in memory and answers GET and conditional
-// PUT as SeaweedFS and MinIO do (README § Conditional requests per
-// server): If-None-Match: * refuses an existing key, If-Match a changed
+// PUT as SeaweedFS and MinIO do (docs/s3.md#conditional-requests-per-server): If-None-Match: * refuses an existing key, If-Match a changed
 // ETag, both with 412. notImplemented answers conditional PUTs 501.
 type objectServer struct {
 	mu             sync.Mutex

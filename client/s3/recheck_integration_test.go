@@ -112,7 +112,7 @@ func putTags(t *testing.T, c *itest.S3, bucket, key string, tags map[string]stri
 // it stored (MD5 of the chunk MD5s, "-", the chunk count), not as the
 // object's own ETag, which HeadObject reports and If-Match is compared
 // with; the delete therefore sends HEAD's ETag. The test records both
-// spellings (README § Any S3 endpoint) and shows that the listing's is
+// spellings (docs/s3.md) and shows that the listing's is
 // refused where they differ.
 func TestLargeObjectETagOnDelete(t *testing.T) {
 	c := itest.FromEnv(t)
@@ -172,11 +172,11 @@ func TestLargeObjectETagOnDelete(t *testing.T) {
 				if headETag != uploaded {
 					t.Errorf("HeadObject ETag %s, the upload answered %s", headETag, uploaded)
 				}
-				// Measured at the pinned SeaweedFS (README § Any S3 endpoint):
+				// Measured at the pinned SeaweedFS (docs/s3.md):
 				// a null version lists the chunk-derived ETag. MinIO lists
 				// the object's own.
 				if wantSame := versioning == "Enabled" || itest.ServerEnv(t) == itest.MinIO; (listed.ETag == headETag) != wantSame {
-					t.Errorf("listing ETag %s, HEAD ETag %s: equal %v, want %v as measured; update README's table if the server changed", listed.ETag, headETag, !wantSame, wantSame)
+					t.Errorf("listing ETag %s, HEAD ETag %s: equal %v, want %v as measured; update docs/s3.md's table if the server changed", listed.ETag, headETag, !wantSame, wantSame)
 				}
 				if listed.ETag != headETag {
 					// What kept the object forever before: If-Match with the

@@ -7,7 +7,7 @@ import (
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 )
 
-// TestDecomExamples runs the README's `ilmctl decom` examples against the
+// TestDecomExamples runs the `ilmctl decom` examples of docs/records.md against the
 // committed testdata/decom/complete run: the token derivation, a removable
 // run (exit 0) and the same pools in the wrong order (exit 5, reasons on
 // stderr).

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes, documented in README § Exit codes.
+// Exit codes, documented in docs/exit-codes.md.
 const (
 	ExitOK         = 0 // success
 	ExitFailure    = 1 // the command could not do its job (bad input, unreadable store)
@@ -105,8 +105,7 @@ func Rejected(err error) error { return &ExitError{Code: ExitRejected, Err: err}
 // Blocked marks err as ErrBlocked.
 func Blocked(err error) error { return &ExitError{Code: ExitBlocked, Err: err} }
 
-// Code is the one table from error kinds to exit codes (README § Exit
-// codes), used by main: ExitOK for nil, then each kind of exitKinds by
+// Code is the one table from error kinds to exit codes (docs/exit-codes.md), used by main: ExitOK for nil, then each kind of exitKinds by
 // errors.Is, in that order when an error is several at once; an
 // ExitError with a code outside the table keeps its code; ExitFailure for
 // anything else.

@@ -231,7 +231,7 @@ func TestRunTokenCommand(t *testing.T) {
 	}
 }
 
-// TestTestdataComplete keeps testdata/decom/complete, the run the README
+// TestTestdataComplete keeps testdata/decom/complete, the run docs/records.md
 // and --help examples use, equal to decomfixture.Complete (-update
 // rewrites it).
 func TestTestdataComplete(t *testing.T) {

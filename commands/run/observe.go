@@ -18,7 +18,7 @@ import (
 )
 
 // observeFlags are what a cron job watches a pass with: metrics sinks and
-// the live progress line (README § Metrics).
+// the live progress line (docs/metrics.md).
 type observeFlags struct {
 	textfile    string
 	pushgateway string

@@ -47,7 +47,7 @@ type options struct {
 	ticker   func() (<-chan time.Time, func())
 }
 
-// s3Flags configure s3:// filers only (README § Any S3 endpoint).
+// s3Flags configure s3:// filers only (docs/s3.md).
 type s3Flags struct {
 	pathStyle bool
 	region    string
@@ -152,7 +152,7 @@ On a terminal, stderr shows a live progress line while the pass runs
 second, limiter wait, elapsed against -runtime), cleared before the
 heartbeat; --quiet or a JSON report (-o json, jsonl) turns it off.
 --metrics-textfile and --pushgateway write the pass's Prometheus metrics
-when it is over, whatever its outcome (README, Metrics).
+when it is over, whatever its outcome (docs/metrics.md).
 
 Exit codes: 0 pass ok; 1 error (bad filer, unreadable config); 2 bad flags,
 or --now ahead of the filer's clock; 3 pass incomplete (-runtime ended it,
@@ -219,7 +219,7 @@ bucket got no action). 3 wins over 4.`,
 	f.DurationVar(&o.runtime, "runtime", 60*time.Minute, "wall-clock cap on the pass (also -runtime); cursors are saved when it expires")
 	f.StringVar(&o.filer, "filer", cmdutil.DefaultFilerPath, "filer to run against: a directory holding an embedded filer, seaweedfs://host:port or s3://host:port")
 	f.StringVar(&o.shards, "shards", "all", "shards to run: all, a range 0-7, a list 1,5,9, or auto: --shard-index from $JOB_COMPLETION_INDEX and --hosts")
-	f.StringVar(&o.hostShare.index, "shard-index", "", "I/N: run as host I of N identical hosts sharing the 16 shards, with 1/N of the rate (README, Several hosts)")
+	f.StringVar(&o.hostShare.index, "shard-index", "", "I/N: run as host I of N identical hosts sharing the 16 shards, with 1/N of the rate (docs/run.md, Several hosts)")
 	f.IntVar(&o.hostShare.hosts, "hosts", 0, "with --shards auto: N, the hosts sharing the shards (default $ILMCTL_HOSTS)")
 	f.Float64Var(&o.deletesPerSecond, "deletes-per-second", 0, "cluster-wide lifecycle delete rate cap; 0 = unlimited")
 	f.IntVar(&o.burst, "burst", 0, "cluster-wide token-bucket burst; 0 = twice the rate")
@@ -491,8 +491,7 @@ func (f s3Flags) check(filerSpec string) error {
 
 // unproven returns the NoticeConditionalDeleteUnproven of a real pass over
 // a store whose deletes rely on the server honouring If-Match
-// (filer.CASChecker) when --check-cas did not prove it (README § Any S3
-// endpoint). A dry run deletes nothing, so it has none.
+// (filer.CASChecker) when --check-cas did not prove it (docs/s3.md). A dry run deletes nothing, so it has none.
 func (f s3Flags) unproven(fl client.Filer, filerSpec string, dryRun bool) []dailyrun.Notice {
 	if _, ok := fl.(filer.CASChecker); !ok || f.checkCAS || dryRun {
 		return nil

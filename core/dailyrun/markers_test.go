@@ -30,7 +30,7 @@ func markerSnapshot(bucket string, v filer.Versioning, markers lifecycle.Expired
 		engine.Options{Rounding: lifecycle.RoundAWS, ExpiredMarkers: markers}).Snapshot()
 }
 
-// The README example: Expiration Days 5 (empty filter) removes the expired object
+// An example: Expiration Days 5 (empty filter) removes the expired object
 // delete marker "old" (2026-06-01, due 2026-06-07) and keeps "young"
 // (2026-06-13, due 2026-06-19) at 2026-06-15T12:00Z, in Enabled and
 // Suspended buckets, whether the pass walks (cold start) or replays the

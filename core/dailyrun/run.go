@@ -55,7 +55,7 @@ type Config struct {
 	Limiter *rate.Limiter
 	// OnLimiterWait, when set, is called with each wait on Limiter (one
 	// per LifecycleDelete attempt while Limiter is set, measured with
-	// Clock), so a caller can keep the distribution README § Metrics
+	// Clock), so a caller can keep the distribution docs/metrics.md
 	// exports (s3_lifecycle_dispatch_limiter_wait_seconds);
 	// ShardResult.LimiterWait is only the sum.
 	// Shards call it concurrently: it must be safe for concurrent use.

@@ -199,7 +199,7 @@ func transitionVerdicts(cfg Config, r *lifecycle.Rule, i int, obj *filer.Object,
 
 // heldBy says why Object Lock makes the store skip kind's delete of
 // obj.Versions[idx] at now, and the reason code; "" when it does not. It
-// follows the stores' rule (README § ilmctl run, Object Lock): a permanent
+// follows the stores' rule (docs/run.md#bytes, Object Lock): a permanent
 // delete of a version under legal hold or unexpired retention is
 // SKIPPED_OBJECT_LOCK; a delete marker added over it is not a permanent
 // delete. Under Suspended an expiration replaces the null version,

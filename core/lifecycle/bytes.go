@@ -7,8 +7,8 @@ import (
 )
 
 // BytesFreed is how many bytes an action of kind on obj.Versions[idx]
-// frees in a bucket with versioning vs, as the stores apply it (README §
-// ilmctl run, the embedded filer's and S3's delete semantics):
+// frees in a bucket with versioning vs, as the stores apply it (docs/run.md#bytes,
+// the embedded filer's and S3's delete semantics):
 //   - NoncurrentDays and NewerNoncurrent delete the version permanently:
 //     its size.
 //   - ExpirationDays and ExpirationDate remove an unversioned bucket's
@@ -46,7 +46,7 @@ func BytesFreed(kind ActionKind, vs filer.Versioning, obj *filer.Object, idx int
 // an expiration removes an unversioned object, and under Suspended replaces
 // the null version wherever it is; a delete marker added over a version
 // (Enabled) is not a permanent delete and is never refused
-// (README § ilmctl run, Object Lock).
+// (docs/run.md#bytes, Object Lock).
 func LockTarget(kind ActionKind, vs filer.Versioning, obj *filer.Object, idx int) int {
 	if idx < 0 || idx >= len(obj.Versions) {
 		return -1

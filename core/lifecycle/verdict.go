@@ -328,8 +328,8 @@ func (d DueMath) At() time.Time {
 
 // noncurrentSince is when obj.Versions[idx] became noncurrent: the
 // demoting event's TsNs (Version.NoncurrentSinceNs), else the successor's
-// mtime, else the version's own mtime (legacy entries), as README § ilmctl
-// run, Due times counts NoncurrentDays.
+// mtime, else the version's own mtime (legacy entries), as docs/run.md
+// (Due times) counts NoncurrentDays.
 func noncurrentSince(obj *filer.Object, idx int) (time.Time, BaseSource) {
 	v := obj.Versions[idx]
 	switch {

@@ -1,7 +1,7 @@
 // Package metrics exports one `ilmctl run` pass as Prometheus metrics, with
 // the names SeaweedFS's daily-run design gives them (its Observability
 // section, weed/s3api/s3lifecycle/DESIGN.md) plus a few of ilmctl's own,
-// to a node_exporter textfile or a Pushgateway (README § Metrics lists
+// to a node_exporter textfile or a Pushgateway (docs/metrics.md lists
 // them).
 //
 // A cron job's pass is over before anything could scrape it, so every

@@ -1,5 +1,5 @@
 // Command genfixture writes an embedded-filer fixture (the JSON document
-// `ilmctl filer load` reads, README § Fixture format) of about N object
+// `ilmctl filer load` reads, docs/embedded-filer.md#fixture-format) of about N object
 // versions, for the benchmarks and by hand. It is a benchmark helper, not
 // part of ilmctl.
 //
