@@ -11,7 +11,7 @@ DEMO_RECONCILE := --bucket records --object 2025/q3-report.pdf \
 	--version-id 9d2f61c0-5b1e-4c8a-9f3e-1a7b2c4d6e80 --filer $(DEMO) --tiers $(DEMO)/tiers.json
 
 .DEFAULT_GOAL := help
-.PHONY: help build install image test soak alerts test-integration test-integration-seaweedfs test-integration-minio demo bench lint fuzz clean
+.PHONY: help build install image test soak alerts test-integration test-integration-seaweedfs test-integration-minio demo bench lint lint-md fuzz clean
 
 # promtool comes with Debian's prometheus package (.ci/run installs it).
 PROMTOOL ?= promtool
@@ -131,9 +131,14 @@ bench: build ## Go benchmarks, passes at 100k/1M (BENCH_10M=1)
 	$(GO) build -o bin/genfixture ./scripts/genfixture
 	$(GO) run ./scripts/benchpass -ilmctl $(BIN) -genfixture bin/genfixture -versions $(BENCH_VERSIONS)
 
-lint: ## gofmt and go vet
+lint: ## gofmt, go vet and the markdown check
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(MAKE) --no-print-directory lint-md
+
+# scripts/mdcheck: code fences closed, relative links and #anchors resolve.
+lint-md: ## markdown: fences closed, links resolve
+	$(GO) run ./scripts/mdcheck $$(git ls-files '*.md')
 
 FUZZTIME ?= 20s
 fuzz: ## every fuzz target for 20s each (FUZZTIME=)
