@@ -39,19 +39,19 @@ func TestCheck(t *testing.T) {
 		}
 		return p
 	}
-	write("docs/target.md", "# Target\n\n## Exit codes\n\n## Twice\n\n## Twice\n\n```sh\n# not a heading\n```\n")
+	write("pages/target.md", "# Target\n\n## Exit codes\n\n## Twice\n\n## Twice\n\n```sh\n# not a heading\n```\n")
 	write("deploy/x/keep", "")
 	for _, tc := range []struct {
 		name, text string
 		want       []string
 	}{
-		{"good", "[a](docs/target.md#exit-codes) [b](docs/target.md#twice-1) [c](#here) [d](deploy/x/)\n" +
+		{"good", "[a](pages/target.md#exit-codes) [b](pages/target.md#twice-1) [c](#here) [d](deploy/x/)\n" +
 			"[e](https://example.com/#nope) `[f](missing.md)`\n\n## Here\n\n```sh\n[g](missing.md)\n```\n", nil},
-		{"missing file", "see [x](docs/nope.md)\n", []string{":1: link docs/nope.md: no such file or directory"}},
-		{"missing anchor", "\n[x](docs/target.md#not-a-heading)\n", []string{":2: link docs/target.md#not-a-heading: ", "has no heading with anchor #not-a-heading"}},
-		{"anchor in code is no heading", "[x](docs/target.md#not-a-heading-1)\n", []string{"no heading"}},
+		{"missing file", "see [x](pages/nope.md)\n", []string{":1: link pages/nope.md: no such file or directory"}},
+		{"missing anchor", "\n[x](pages/target.md#not-a-heading)\n", []string{":2: link pages/target.md#not-a-heading: ", "has no heading with anchor #not-a-heading"}},
+		{"anchor in code is no heading", "[x](pages/target.md#not-a-heading-1)\n", []string{"no heading"}},
 		{"own anchor", "[x](#nowhere)\n", []string{"link #nowhere:"}},
-		{"absolute", "[x](/docs/target.md)\n", []string{"an absolute path"}},
+		{"absolute", "[x](/pages/target.md)\n", []string{"an absolute path"}},
 		{"unclosed fence", "text\n```sh\nls\n", []string{":2: the code fence ``` opened here is never closed"}},
 		{"fence closed by a longer one", "````md\n```sh\n````\n", nil},
 		{"text after a fence does not close it", "```sh\nls\n``` text\n", []string{"never closed"}},
