@@ -27,7 +27,7 @@ type ShardPlan struct {
 	// "steady_state", "empty_replay", or "" for none.
 	Walk WalkKind
 	// Recovery is why a recovery walk fires: cold_start, rule_edit,
-	// partition_flip; "" otherwise.
+	// partition_flip, takeover; "" otherwise.
 	Recovery RecoveryReason
 	// Replays says whether the shard replays the meta-log this pass, and
 	// ReplayFromNs from where (Unix ns, exclusive): its cursor, or on a
