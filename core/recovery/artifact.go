@@ -10,9 +10,10 @@ import (
 // DescribeArtifact is the journal's decoder for ilmctl's recovery
 // artifacts (journal.Options.Artifacts): it strictly decodes a control,
 // export or disposition receipt at its canonical key and says who owns it.
-// A control stays with the recovery tooling until abandoned; an export is
-// immutable history; a disposition is the operator's until Completed
-// (docs/design/recovery.md). Any decode error is returned as is, so the
+// A control stays with the recovery tooling until its classification is
+// final (terminal or abandoned: Classification.Final, the same line
+// DecomArtifact draws); an export is immutable history; a disposition is
+// the operator's until Completed (docs/journal.md#recovery-artifacts). Any decode error is returned as is, so the
 // journal calls the record corrupt.
 func DescribeArtifact(kind ilmpath.Kind, key string, data []byte) (journal.Artifact, error) {
 	switch kind {
@@ -24,8 +25,11 @@ func DescribeArtifact(kind ilmpath.Kind, key string, data []byte) (journal.Artif
 		a := journal.Artifact{Schema: ControlSchema, State: fmt.Sprintf("%s@%d", c.Classification, c.Revision), Owner: "ilmctl recovery",
 			Reason:  fmt.Sprintf("recovery control of %s: %s after %d attempts; 'ilmctl recovery inspect' shows it", c.SourcePath, c.Classification, c.AttemptCount),
 			Decoded: c}
-		if c.Classification == Abandoned {
-			a.Terminal, a.Reason = true, "recovery control of an abandoned record: retained history"
+		switch c.Classification {
+		case Abandoned:
+			a.Terminal, a.Reason = true, "recovery control of an abandoned record: retained history; 'ilmctl recovery prune' retires it"
+		case Terminal:
+			a.Terminal, a.Reason = true, "recovery control of a resolved record: retained history; 'ilmctl recovery prune' retires it once the record is gone"
 		}
 		return a, nil
 	case ilmpath.KindRecoveryExport:

@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/ilmctl/ilmctl/core/ilmpath"
@@ -58,5 +59,54 @@ func TestJournalClassifiesArtifacts(t *testing.T) {
 		if r.Kind == ilmpath.KindRecoveryControl && (r.Classification != journal.Active || r.Decision != journal.LeaveToOwner) {
 			t.Errorf("live control: %s/%s (%s)", r.Classification, r.Decision, r.Reason)
 		}
+	}
+}
+
+// TestJournalControlFollowsFinal: 'journal ls' calls a control finished
+// history (terminal / retain_history) exactly when its classification is
+// final, the line decommission draws too (DecomArtifact): a terminal
+// control, whose record resolved, is no longer shown as live work.
+func TestJournalControlFollowsFinal(t *testing.T) {
+	ctx := context.Background()
+	for _, class := range Classifications {
+		t.Run(string(class), func(t *testing.T) {
+			var f *fixture
+			if class == Abandoned {
+				f = newFixture(t, v1Path)
+				f.doExport()
+				if _, err := f.abandon(true); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				f = newFixture(t, v1Path)
+				if f.control().Classification != class {
+					f.setClass(class)
+				}
+			}
+			rep, err := journal.Scan(ctx, f.pools(), journal.Options{Clock: f.clock, Artifacts: DescribeArtifact})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "active/leave_to_owner"
+			if class.Final() {
+				want = "terminal/retain_history"
+			}
+			n := 0
+			for _, r := range rep.Records {
+				if r.Kind != ilmpath.KindRecoveryControl {
+					continue
+				}
+				n++
+				if got := string(r.Classification) + "/" + string(r.Decision); got != want {
+					t.Errorf("%s control: %s (%s), want %s", class, got, r.Reason, want)
+				}
+				if !strings.HasPrefix(r.State, string(class)+"@") {
+					t.Errorf("state %q, want %s@revision", r.State, class)
+				}
+			}
+			if n != 1 {
+				t.Fatalf("%d controls listed, want 1", n)
+			}
+		})
 	}
 }
