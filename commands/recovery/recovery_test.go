@@ -229,8 +229,21 @@ func TestOperatorFlow(t *testing.T) {
 		t.Fatalf("ls abandoned:\n%s", out)
 	}
 
-	// prune: a dry run lists the abandoned control; --confirm removes it
-	// and its export, keeps the disposition receipt; again is a no-op.
+	// prune: the abandoned control, finished moments ago, is kept by the
+	// retention floor (--older-than, default 90 days, counted from the
+	// control's last write as the pool dates it); past the floor a dry run
+	// lists it, --confirm removes it and its export and keeps the
+	// disposition receipt; again is a no-op.
+	finished := controlWritten(t, a, id)
+	now = func() time.Time { return finished.Add(time.Minute) }
+	out, _, code = run(t, append([]string{"prune", "--confirm"}, metas...)...)
+	if code != 0 || !strings.Contains(out, "keep") || !strings.Contains(out, "under the 90d retention floor") {
+		t.Fatalf("prune within the floor: %d\n%s", code, out)
+	}
+	if controlWritten(t, a, id) != finished {
+		t.Fatal("prune within the floor wrote the control")
+	}
+	now = func() time.Time { return finished.Add(90*24*time.Hour + time.Minute) }
 	out, _, code = run(t, append([]string{"prune"}, metas...)...)
 	if code != 0 || !strings.Contains(out, "dry run") || !strings.Contains(out, "remove") || !strings.Contains(out, id[:12]) {
 		t.Fatalf("prune dry run: %d\n%s", code, out)
@@ -386,4 +399,24 @@ type brokenList struct{ metastore.Store }
 
 func (brokenList) List(context.Context, string, string, int) (metastore.Page, error) {
 	return metastore.Page{Truncated: true}, nil
+}
+
+// controlWritten is the modification time of control id's file in pool.
+func controlWritten(t *testing.T, pool, id string) time.Time {
+	t.Helper()
+	var at []time.Time
+	err := filepath.WalkDir(filepath.Join(pool, "ilm/recovery-controls"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != id+".json" {
+			return err
+		}
+		st, err := os.Stat(p)
+		if err == nil {
+			at = append(at, st.ModTime())
+		}
+		return err
+	})
+	if err != nil || len(at) != 1 {
+		t.Fatalf("control files: %v, %v", at, err)
+	}
+	return at[0]
 }

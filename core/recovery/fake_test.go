@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ilmctl/ilmctl/core/envelope"
 	"github.com/ilmctl/ilmctl/core/metastore"
@@ -19,9 +20,22 @@ type memStore struct {
 	name string
 	mu   sync.Mutex
 	m    map[string][]byte
+	// clock, when set, stamps each write; List reports the stamp as
+	// LastModified, as a real store reports its modification time.
+	clock func() time.Time
+	at    map[string]time.Time
 }
 
-func newMem(name string) *memStore { return &memStore{name: name, m: map[string][]byte{}} }
+func newMem(name string) *memStore {
+	return &memStore{name: name, m: map[string][]byte{}, at: map[string]time.Time{}}
+}
+
+// stamp records a write of key; s.mu is held.
+func (s *memStore) stamp(key string) {
+	if s.clock != nil {
+		s.at[key] = s.clock()
+	}
+}
 
 func (s *memStore) Name() string { return s.name }
 
@@ -51,7 +65,7 @@ func (s *memStore) List(_ context.Context, prefix, token string, limit int) (met
 		p.NextToken = keys[len(keys)-1]
 	}
 	for _, k := range keys {
-		p.Objects = append(p.Objects, metastore.Object{Key: k, ETag: envelope.SHA256Hex(s.m[k]), Size: int64(len(s.m[k]))})
+		p.Objects = append(p.Objects, metastore.Object{Key: k, ETag: envelope.SHA256Hex(s.m[k]), Size: int64(len(s.m[k])), LastModified: s.at[k]})
 	}
 	return p, nil
 }
@@ -63,6 +77,7 @@ func (s *memStore) PutIfAbsent(_ context.Context, key string, data []byte) (stri
 		return "", fmt.Errorf("%s: %s: %w", s.name, key, metastore.ErrExists)
 	}
 	s.m[key] = append([]byte(nil), data...)
+	s.stamp(key)
 	return envelope.SHA256Hex(data), nil
 }
 
@@ -77,6 +92,7 @@ func (s *memStore) PutIfMatch(_ context.Context, key string, data []byte, etag s
 		return "", fmt.Errorf("%s: %s: %w", s.name, key, metastore.ErrPreconditionFailed)
 	}
 	s.m[key] = append([]byte(nil), data...)
+	s.stamp(key)
 	return envelope.SHA256Hex(data), nil
 }
 
@@ -91,6 +107,7 @@ func (s *memStore) DeleteIfMatch(_ context.Context, key, etag string) error {
 		return fmt.Errorf("%s: %s: %w", s.name, key, metastore.ErrPreconditionFailed)
 	}
 	delete(s.m, key)
+	delete(s.at, key)
 	return nil
 }
 
@@ -99,6 +116,7 @@ func (s *memStore) put(key string, data []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.m[key] = append([]byte(nil), data...)
+	s.stamp(key)
 }
 
 func (s *memStore) has(key string) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ilmctl/ilmctl/core/metastore"
 )
@@ -18,6 +19,13 @@ type PruneRequest struct {
 	ControlIDs []string
 	// Execute is false for a dry run: every check runs, nothing is written.
 	Execute bool
+	// Now is the command's clock reading, against which MinAge is
+	// measured.
+	Now time.Time
+	// MinAge is the retention floor (docs/design/recovery.md#prune): a
+	// control that became final less than MinAge before Now, or whose
+	// finishing time cannot be told, is kept. 0 is no floor.
+	MinAge time.Duration
 }
 
 // PruneAction is what prune does (or would do) with one control.
@@ -42,12 +50,17 @@ type PruneItem struct {
 	Exports []string `json:"exports"`
 	// KeptDispositions are its disposition receipts, which stay.
 	KeptDispositions []string `json:"kept_dispositions"`
+	// FinishedAt is when the control became final, RFC 3339 UTC (see
+	// finishedAt); "" when that cannot be told.
+	FinishedAt string `json:"finished_at,omitempty"`
 }
 
 // PruneResult reports a run. Items are sorted by control ID.
 type PruneResult struct {
-	DryRun bool        `json:"dry_run"`
-	Items  []PruneItem `json:"items"`
+	DryRun bool `json:"dry_run"`
+	// MinAge is the request's retention floor.
+	MinAge time.Duration `json:"-"`
+	Items  []PruneItem   `json:"items"`
 }
 
 type pruneArtifact struct{ key, etag string }
@@ -65,7 +78,7 @@ type pruneArtifact struct{ key, etag string }
 // or disposition that fails strict decoding stops the run (ErrConflict):
 // it cannot be tied to a control, so nothing is removed.
 func Prune(ctx context.Context, pools []metastore.Store, req PruneRequest) (*PruneResult, error) {
-	res := &PruneResult{DryRun: !req.Execute, Items: []PruneItem{}}
+	res := &PruneResult{DryRun: !req.Execute, MinAge: req.MinAge, Items: []PruneItem{}}
 	if len(pools) == 0 {
 		return res, errors.New("recovery.Prune: no metadata pool")
 	}
@@ -92,6 +105,10 @@ func Prune(ctx context.Context, pools []metastore.Store, req PruneRequest) (*Pru
 	if err != nil {
 		return res, err
 	}
+	written, err := lastWritten(ctx, ctl, ControlPrefix)
+	if err != nil {
+		return res, fmt.Errorf("list recovery controls: %v: %w", err, ErrIncomplete)
+	}
 	ids := make([]string, 0, len(controls))
 	for id, c := range controls {
 		if len(named) == 0 && c.Classification.Final() || named[id] {
@@ -107,9 +124,16 @@ func Prune(ctx context.Context, pools []metastore.Store, req PruneRequest) (*Pru
 		for _, x := range exports[id] {
 			it.Exports = append(it.Exports, x.key)
 		}
-		keep, err := pruneCheck(ctx, pools, c, inflight[id], it.Exports)
-		if err != nil {
-			return res, err
+		finished := finishedAt(c, written[c.Key()], etags[id])
+		if !finished.IsZero() {
+			it.FinishedAt = finished.UTC().Format(time.RFC3339)
+		}
+		keep := floorCheck(c, finished, req.Now, req.MinAge)
+		if keep == "" {
+			keep, err = pruneCheck(ctx, pools, c, inflight[id], it.Exports)
+			if err != nil {
+				return res, err
+			}
 		}
 		if keep != "" {
 			it.Action, it.Reason = PruneKeep, keep
@@ -147,6 +171,64 @@ func Prune(ctx context.Context, pools []metastore.Store, req PruneRequest) (*Pru
 		it.Action = PruneRemoved
 	}
 	return res, nil
+}
+
+// stamp is one listed object's ETag and modification time.
+type stamp struct {
+	etag string
+	at   time.Time
+}
+
+// lastWritten lists prefix in s: key -> its ETag and the store's
+// modification time (the server's clock for s3://, the file's mtime for
+// dir:).
+func lastWritten(ctx context.Context, s metastore.Store, prefix string) (map[string]stamp, error) {
+	out := map[string]stamp{}
+	err := metastore.ListAll(ctx, s, prefix, 1000, func(objs []metastore.Object) error {
+		for _, o := range objs {
+			out[o.Key] = stamp{o.ETag, o.LastModified}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// finishedAt is when c became final: the store's modification time of the
+// control as it was checked (a final class has no edge, so nothing writes
+// a final control again), or, for an abandoned control, its disposition's
+// confirmation time when that is later. Zero when the listing saw another
+// generation than the one checked (its ETag differs) or no time.
+func finishedAt(c *Control, listed stamp, etag string) time.Time {
+	if listed.etag != etag || listed.at.IsZero() {
+		return time.Time{}
+	}
+	at := listed.at
+	if c.Disposition != nil {
+		if t := time.Unix(0, c.Disposition.ConfirmedAtUnixNano); t.After(at) {
+			at = t
+		}
+	}
+	return at
+}
+
+// floorCheck returns why c is kept under the retention floor minAge at
+// now ("" when it is old enough, or there is no floor). A finishing time
+// that is unknown, or later than now (clocks disagree), keeps it.
+func floorCheck(c *Control, finished, now time.Time, minAge time.Duration) string {
+	if minAge <= 0 || !c.Classification.Final() {
+		return ""
+	}
+	if finished.IsZero() {
+		return "when it became final cannot be told (its listing changed); kept by the retention floor (--older-than)"
+	}
+	if finished.After(now) {
+		return fmt.Sprintf("its store's clock puts its finish %s after this machine's; kept by the retention floor (--older-than)", ageString(finished.Sub(now)))
+	}
+	if age := now.Sub(finished); age < minAge {
+		return fmt.Sprintf("final for %s, under the %s retention floor (--older-than): kept until %s",
+			ageString(age), ageString(minAge), finished.Add(minAge).UTC().Format(time.RFC3339))
+	}
+	return ""
 }
 
 // pruneCheck returns why c must be kept ("" when it may go); an error only
@@ -225,4 +307,17 @@ func nonNilKeys(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// ageString is d as an operator reads a retention age: whole days and
+// hours from a day up ("90d", "2d3h"), seconds below.
+func ageString(d time.Duration) string {
+	if d < 24*time.Hour {
+		return d.Truncate(time.Second).String()
+	}
+	days, hours := int64(d/(24*time.Hour)), int64(d%(24*time.Hour)/time.Hour)
+	if hours == 0 {
+		return fmt.Sprintf("%dd", days)
+	}
+	return fmt.Sprintf("%dd%dh", days, hours)
 }

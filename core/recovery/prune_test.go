@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ilmctl/ilmctl/core/decom"
 	"github.com/ilmctl/ilmctl/core/ilmpath"
@@ -148,6 +149,75 @@ func TestPruneRefusals(t *testing.T) {
 			}
 			if !f.memA.has(f.ctl.Key()) {
 				t.Fatal("control removed")
+			}
+		})
+	}
+}
+
+func (f *fixture) pruneAt(execute bool, now time.Time, minAge time.Duration, ids ...string) (*PruneResult, error) {
+	f.a.Ops, f.b.Ops = nil, nil
+	return Prune(context.Background(), f.pools(), PruneRequest{ControlIDs: ids, Execute: execute, Now: now, MinAge: minAge})
+}
+
+// TestPruneRetentionFloor: a control is retired only once it has been
+// final for the floor (--older-than), measured from its last write as the
+// control pool reports it; one finished moments ago, one whose finishing
+// time the store cannot tell, and one the store dates after this
+// machine's clock are kept, and naming such a control refuses the run.
+// Nothing is written for a kept control.
+func TestPruneRetentionFloor(t *testing.T) {
+	const floor = 90 * 24 * time.Hour
+	for _, c := range []struct {
+		name    string
+		stamped bool          // the store reports modification times
+		after   time.Duration // prune runs this long after the control became final
+		named   bool
+		remove  bool
+		says    string
+	}{
+		{"finished moments ago", true, time.Minute, false, false, "final for 1m0s, under the 90d retention floor (--older-than): kept until 2025-09-13T15:06:40Z"},
+		{"finished moments ago, named", true, time.Minute, true, false, "under the 90d retention floor"},
+		{"a second short of the floor", true, floor - time.Second, false, false, "final for 89d23h, under the 90d retention floor"},
+		{"exactly the floor", true, floor, false, true, ""},
+		{"past the floor, named", true, floor + time.Hour, true, true, ""},
+		{"finishing time unknown", false, 2 * floor, false, false, "cannot be told"},
+		{"store clock ahead", true, -time.Hour, false, false, "puts its finish 1h0m0s after this machine's"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, v1Path)
+			if c.stamped {
+				f.memA.clock = f.clock
+			}
+			f.doExport()
+			if _, err := f.abandon(true); err != nil {
+				t.Fatal(err)
+			}
+			f.completed()
+			var ids []string
+			if c.named {
+				ids = []string{f.ctl.ID[:12]}
+			}
+			res, err := f.pruneAt(true, f.now.Add(c.after), floor, ids...)
+			if c.remove {
+				if err != nil || len(res.Items) != 1 || res.Items[0].Action != PruneRemoved || f.memA.has(f.ctl.Key()) {
+					t.Fatalf("want removed: %v %+v", err, res)
+				}
+				if want := f.now.UTC().Format(time.RFC3339); res.Items[0].FinishedAt != want {
+					t.Errorf("finished_at %q, want %q", res.Items[0].FinishedAt, want)
+				}
+				return
+			}
+			if writes(f.a)+writes(f.b) != 0 || !f.memA.has(f.ctl.Key()) || !f.memA.has(f.export.Key) {
+				t.Fatalf("a kept control was written: %d writes", writes(f.a)+writes(f.b))
+			}
+			if c.named {
+				if !errors.Is(err, ErrRefused) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.says) {
+					t.Fatalf("named: got %v, want a refusal saying %q", err, c.says)
+				}
+				return
+			}
+			if err != nil || len(res.Items) != 1 || res.Items[0].Action != PruneKeep || !strings.Contains(res.Items[0].Reason, c.says) {
+				t.Fatalf("got %v %+v, want kept saying %q", err, res, c.says)
 			}
 		})
 	}
