@@ -31,8 +31,9 @@ IT_ENV := ILMCTL_IT_SERVER=seaweedfs ILMCTL_IT_FILER=127.0.0.1:$(WEED_FILER_PORT
 	ILMCTL_IT_WEED=$$(scripts/seaweedfs.sh install 2>/dev/null)
 MINIO_IT_ENV := ILMCTL_IT_SERVER=minio ILMCTL_IT_S3=127.0.0.1:$(MINIO_PORT) $(IT_KEYS)
 # MinIO serves S3 only: the packages whose integration tests speak s3://
-# (tests that need the SeaweedFS filer skip there, saying why).
-MINIO_IT_PKGS := ./client/s3/... ./cmd/ilmctl/...
+# (tests that need the SeaweedFS filer skip there, saying why), recovery's
+# and decom's on s3:// metadata pools included.
+MINIO_IT_PKGS := ./client/s3/... ./cmd/ilmctl/... ./commands/recovery/... ./commands/decom/...
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z-]+:.*## /{printf "  %-27s %s\n", $$1, $$2}' $(MAKEFILE_LIST)

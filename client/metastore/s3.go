@@ -59,6 +59,15 @@ func OpenS3(ctx context.Context, url string) (*S3, error) {
 	return &S3{name: url, bucket: bucket, prefix: prefix, c: c, creds: cfg.Credentials}, nil
 }
 
+// WrapHTTPClient makes s send every request through wrap(its HTTP client)
+// (tests only: commands/recovery's kill tests stop a PUT with half its
+// body sent, the s3:// counterpart of SetBeforeRename).
+func WrapHTTPClient(s *S3, wrap func(s3.HTTPClient) s3.HTTPClient) {
+	o := s.c.Options()
+	o.HTTPClient = wrap(o.HTTPClient)
+	s.c = s3.New(o)
+}
+
 // Name returns the pool URL.
 func (s *S3) Name() string { return s.name }
 

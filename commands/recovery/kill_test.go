@@ -9,10 +9,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/spf13/cobra"
 
 	clientmeta "github.com/ilmctl/ilmctl/client/metastore"
@@ -42,7 +43,9 @@ import (
 // ("N/mid": the Nth write's temporary is fsynced and not yet renamed;
 // "N/after": the Nth write returned, its caller has not seen the result)
 // after printing blockedPrefix and what it blocked in, so the parent can
-// SIGKILL it there: a known point, no sleeps.
+// SIGKILL it there: a known point, no sleeps. On an s3:// pool, where a
+// PUT installs the object or nothing, "mid" is a PUT whose headers and
+// half of whose body the server has received (halfSent).
 const (
 	childEnv      = "ILMCTL_RECOVERY_TEST_CHILD"
 	nowEnv        = "ILMCTL_RECOVERY_TEST_NOW"   // RFC3339Nano
@@ -127,20 +130,52 @@ func (w *writes) do(s metastore.Store, op, key string, fn func() error) error {
 	n := len(w.log)
 	w.mu.Unlock()
 	if n == w.at && w.phase == "mid" {
-		d, ok := s.(*clientmeta.Dir)
-		if !ok {
-			block(fmt.Sprintf("%s %s: not a dir: pool, no rename to stop", op, key))
+		switch d := s.(type) {
+		case *clientmeta.Dir:
+			clientmeta.SetBeforeRename(d, func(tmp, _ string) error {
+				block(fmt.Sprintf("%s %s mid %s", op, key, tmp))
+				return nil
+			})
+		case *clientmeta.S3:
+			clientmeta.WrapHTTPClient(d, func(c awss3.HTTPClient) awss3.HTTPClient {
+				return halfSent{fmt.Sprintf("%s %s mid", op, key)}
+			})
+		default:
+			block(fmt.Sprintf("%s %s: a %T has no install step to stop", op, key, s))
 		}
-		clientmeta.SetBeforeRename(d, func(tmp, _ string) error {
-			block(fmt.Sprintf("%s %s mid %s", op, key, tmp))
-			return nil
-		})
 	}
 	err := fn()
 	if n == w.at && w.phase == "after" {
 		block(fmt.Sprintf("%s %s after", op, key))
 	}
 	return err
+}
+
+// halfSent sends a request's headers and half its body, each flushed to
+// the server, and then blocks (block) until the kill: the PUT of an
+// s3:// pool stopped in the middle of its install.
+type halfSent struct{ what string }
+
+func (h halfSent) Do(req *http.Request) (*http.Response, error) {
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	half := len(body) / 2
+	req.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body[:half]), blockingReader{fmt.Sprintf("%s %d/%d", h.what, half, len(body))}))
+	req.GetBody = nil
+	// A write buffer smaller than the half body passes it straight to
+	// the connection, so the server holds it before the block.
+	tr := &http.Transport{WriteBufferSize: 16, DisableKeepAlives: true}
+	return (&http.Client{Transport: tr}).Do(req)
+}
+
+// blockingReader blocks its first Read until the kill.
+type blockingReader struct{ what string }
+
+func (b blockingReader) Read([]byte) (int, error) {
+	block(b.what)
+	return 0, io.EOF
 }
 
 type countingStore struct {
@@ -249,10 +284,70 @@ func checkSteps(t *testing.T, got []write, steps []installStep) {
 	}
 }
 
+// killPools is where a kill test's pools live: directories (dirPools) or
+// prefixes of one bucket on an S3 server (s3KillPools, in the integration
+// tests).
+type killPools interface {
+	// publish makes the fixture's pools from their local copies a and b,
+	// at the same specs every time, and returns the specs and an empty
+	// pool's.
+	publish(t *testing.T, a, b string) (pa, pb, empty string)
+	// files is every file or object below pool (temporaries included),
+	// by slash path.
+	files(t *testing.T, pool string) map[string][]byte
+	// checkMid checks what a child that blocked inside an install said
+	// (the fields after op, key and "mid").
+	checkMid(t *testing.T, pool string, rest []string)
+	// actor is how a refusal or an audit line names the pools' operator,
+	// or its prefix.
+	actor() string
+}
+
+// dirPools are dir: pools: the local copies themselves.
+type dirPools struct{}
+
+func (dirPools) actor() string { return "os-user:" }
+
+func (dirPools) publish(t *testing.T, a, b string) (string, string, string) { return a, b, t.TempDir() }
+
+func (dirPools) files(t *testing.T, root string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		m[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// checkMid: a child blocked before a rename had staged its temporary in
+// the pool's TempDir, where it still is after the kill.
+func (dirPools) checkMid(t *testing.T, pool string, rest []string) {
+	t.Helper()
+	if len(rest) != 1 {
+		t.Fatalf("blocked at %q, want the temporary named", rest)
+	}
+	if filepath.Dir(rest[0]) != filepath.Join(pool, clientmeta.TempDir) {
+		t.Fatalf("the temporary %s is not in %s", rest[0], filepath.Join(pool, clientmeta.TempDir))
+	}
+	if _, err := os.Stat(rest[0]); err != nil {
+		t.Fatalf("the kill left no temporary: %v", err)
+	}
+}
+
 // killFixture is the two-pool fixture after scan, inspect and (for
 // abandon) export at t0, as an operator leaves it before the command the
 // kill interrupts.
 type killFixture struct {
+	kp              killPools
 	a, b, empty     string
 	id, receipt     string
 	exportID, xsha  string
@@ -261,9 +356,9 @@ type killFixture struct {
 }
 
 // The journal is copied to pool b too, so abandon deletes two copies.
-// The pools are made afresh at root/pool-a and root/pool-b: at the same
-// paths, so the pool IDs every record names are the same in each case.
-func newKillFixture(t *testing.T, root string, exported bool) *killFixture {
+// The pools are made afresh from root/pool-a and root/pool-b at the same
+// specs, so the pool IDs every record names are the same in each case.
+func newKillFixture(t *testing.T, kp killPools, root string, exported bool) *killFixture {
 	t.Helper()
 	for _, p := range []string{"pool-a", "pool-b"} {
 		if err := os.RemoveAll(filepath.Join(root, p)); err != nil {
@@ -278,11 +373,13 @@ func newKillFixture(t *testing.T, root string, exported bool) *killFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &killFixture{a: a, b: b, empty: t.TempDir(), metas: []string{"--meta", a, "--meta", b}}
+	f := &killFixture{kp: kp}
+	f.a, f.b, f.empty = kp.publish(t, a, b)
+	f.metas = []string{"--meta", f.a, "--meta", f.b}
 	if _, errs, code := run(t, append([]string{"scan"}, f.metas...)...); code != 0 {
 		t.Fatalf("scan: %s", errs)
 	}
-	f.id = controlOf(t, a)
+	f.id = controlOf(t, f.a)
 	f.receipt = filepath.Join(t.TempDir(), "receipt.json")
 	if _, errs, code := run(t, append([]string{"inspect", f.id, "--receipt-out", f.receipt}, f.metas...)...); code != 0 {
 		t.Fatalf("inspect: %s", errs)
@@ -394,25 +491,13 @@ func (f *killFixture) checkReaders(t *testing.T) {
 	}
 }
 
-// tree is every file below root: slash path -> hex SHA-256.
-func tree(t *testing.T, root string) map[string]string {
+// tree is every file or object of pool: slash path -> hex SHA-256.
+func (f *killFixture) tree(t *testing.T, pool string) map[string]string {
 	t.Helper()
 	m := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
+	for k, b := range f.kp.files(t, pool) {
 		s := sha256.Sum256(b)
-		m[filepath.ToSlash(rel)] = hex.EncodeToString(s[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		m[k] = hex.EncodeToString(s[:])
 	}
 	return m
 }
@@ -435,23 +520,25 @@ func sameTree(t *testing.T, what string, got, want map[string]string) {
 // installed (temporary fsynced, not renamed) or just after, leaves no
 // artifact a reader sees, and the same command run again converges to
 // pools byte-identical to an uninterrupted run's, the temporary swept.
-func TestExportKilled(t *testing.T) {
+func TestExportKilled(t *testing.T) { testExportKilled(t, dirPools{}) }
+
+func testExportKilled(t *testing.T, kp killPools) {
 	root := t.TempDir()
-	ref := newKillFixture(t, root, false)
+	ref := newKillFixture(t, kp, root, false)
 	w := &writes{}
 	openStore = w.open
 	if _, errs, code := run(t, ref.exportArgs()...); code != 0 {
 		t.Fatalf("uninterrupted export: %s", errs)
 	}
 	checkSteps(t, w.log, exportSteps)
-	wantA, wantB := tree(t, ref.a), tree(t, ref.b)
+	wantA, wantB := ref.tree(t, ref.a), ref.tree(t, ref.b)
 
 	for i, step := range exportSteps {
 		for _, phase := range step.phases {
 			t.Run(step.name+"/"+phase, func(t *testing.T) {
-				f := newKillFixture(t, root, false)
+				f := newKillFixture(t, kp, root, false)
 				what := killedAt(t, now(), "", fmt.Sprintf("%d/%s", i+1, phase), f.exportArgs()...)
-				checkBlocked(t, f.a, what, step, phase)
+				f.checkBlocked(t, what, step, phase)
 				f.checkReaders(t)
 				out, errs, code := run(t, f.exportArgs()...)
 				if code != 0 {
@@ -460,33 +547,23 @@ func TestExportKilled(t *testing.T) {
 				if created := !strings.Contains(out, "already existed"); created != (phase == "mid") {
 					t.Errorf("export again: created %v after a kill %s the install\n%s", created, phase, out)
 				}
-				sameTree(t, "pool a", tree(t, f.a), wantA)
-				sameTree(t, "pool b", tree(t, f.b), wantB)
+				sameTree(t, "pool a", f.tree(t, f.a), wantA)
+				sameTree(t, "pool b", f.tree(t, f.b), wantB)
 			})
 		}
 	}
 }
 
 // checkBlocked checks that the child blocked in the step's write, and
-// that one blocked before a rename had staged its temporary in the
-// control pool's TempDir, where it still is after the kill.
-func checkBlocked(t *testing.T, pool, what string, step installStep, phase string) {
+// what one blocked inside an install left (killPools.checkMid).
+func (kf *killFixture) checkBlocked(t *testing.T, what string, step installStep, phase string) {
 	t.Helper()
 	f := strings.Fields(what)
 	if len(f) < 3 || f[0] != step.op || !strings.HasPrefix(f[1], step.prefix) || f[2] != phase {
 		t.Fatalf("blocked at %q, want %s of %s… %s", what, step.op, step.prefix, phase)
 	}
-	if phase != "mid" {
-		return
-	}
-	if len(f) != 4 {
-		t.Fatalf("blocked at %q, want the temporary named", what)
-	}
-	if filepath.Dir(f[3]) != filepath.Join(pool, clientmeta.TempDir) {
-		t.Fatalf("the temporary %s is not in %s", f[3], filepath.Join(pool, clientmeta.TempDir))
-	}
-	if _, err := os.Stat(f[3]); err != nil {
-		t.Fatalf("the kill left no temporary: %v", err)
+	if phase == "mid" {
+		kf.kp.checkMid(t, kf.a, f[3:])
 	}
 }
 
@@ -517,14 +594,10 @@ func claimFree(t *testing.T, key string, b []byte) string {
 	return string(b)
 }
 
-func poolRecords(t *testing.T, root string) map[string]string {
+func (f *killFixture) records(t *testing.T, pool string) map[string]string {
 	t.Helper()
 	m := map[string]string{}
-	for k := range tree(t, root) {
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(k)))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for k, b := range f.kp.files(t, pool) {
 		m[k] = claimFree(t, k, b)
 	}
 	return m
@@ -532,14 +605,13 @@ func poolRecords(t *testing.T, root string) map[string]string {
 
 // inFlight is the disposition in pool a that is neither absent nor
 // Completed, if any.
-func inFlight(t *testing.T, a string) *core.Disposition {
+func (f *killFixture) inFlight(t *testing.T) *core.Disposition {
 	t.Helper()
 	var found *core.Disposition
-	for k := range tree(t, a) {
+	for k, b := range f.kp.files(t, f.a) {
 		if !strings.HasPrefix(k, core.DispositionPrefix) {
 			continue
 		}
-		b, _ := os.ReadFile(filepath.Join(a, filepath.FromSlash(k)))
 		d, err := core.DecodeDisposition(k, b)
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
@@ -560,10 +632,12 @@ func inFlight(t *testing.T, a string) *core.Disposition {
 // converge: the journal gone from both pools, the disposition Completed,
 // the control abandoned, every record equal to an uninterrupted run's but
 // for which claim applied the disposition and when (claimFree).
-func TestAbandonKilled(t *testing.T) {
+func TestAbandonKilled(t *testing.T) { testAbandonKilled(t, dirPools{}) }
+
+func testAbandonKilled(t *testing.T, kp killPools) {
 	const epoch1, epoch2 = "7f1c0000-0000-4000-8000-00000000000a", "7f1c0000-0000-4000-8000-00000000000b"
 	root := t.TempDir()
-	ref := newKillFixture(t, root, true)
+	ref := newKillFixture(t, kp, root, true)
 	w := &writes{}
 	openStore = w.open
 	ownerEpoch = func() string { return epoch1 }
@@ -571,26 +645,26 @@ func TestAbandonKilled(t *testing.T) {
 		t.Fatalf("uninterrupted abandon: exit %d\n%s%s", code, out, errs)
 	}
 	checkSteps(t, w.log, abandonSteps)
-	wantA, wantB := poolRecords(t, ref.a), tree(t, ref.b)
+	wantA, wantB := ref.records(t, ref.a), ref.tree(t, ref.b)
 
 	for i, step := range abandonSteps {
 		for _, phase := range step.phases {
 			t.Run(step.name+"/"+phase, func(t *testing.T) {
-				f := newKillFixture(t, root, true)
+				f := newKillFixture(t, kp, root, true)
 				t0 := now()
 				what := killedAt(t, t0, epoch1, fmt.Sprintf("%d/%s", i+1, phase), f.abandonArgs(f.receipt)...)
-				checkBlocked(t, f.a, what, step, phase)
+				f.checkBlocked(t, what, step, phase)
 				f.checkReaders(t)
 
 				ownerEpoch = func() string { return epoch2 }
-				held := inFlight(t, f.a)
+				held := f.inFlight(t)
 				if held != nil {
-					before := tree(t, f.a)
+					before := f.tree(t, f.a)
 					_, errs, code := run(t, f.abandonArgs(f.receipt)...)
-					if code != cmdutil.ExitFailure || !strings.Contains(errs, "owned by os-user:") || !strings.Contains(errs, "re-run after") {
+					if code != cmdutil.ExitFailure || !strings.Contains(errs, "owned by "+kp.actor()) || !strings.Contains(errs, "re-run after") {
 						t.Fatalf("re-run within the killed run's lease: exit %d, want 1 naming its owner\n%s", code, errs)
 					}
-					sameTree(t, "pool a after the refused re-run", tree(t, f.a), before)
+					sameTree(t, "pool a after the refused re-run", f.tree(t, f.a), before)
 				}
 
 				now = func() time.Time { return t0.Add(core.DispositionLease + core.ClockSkew + time.Minute) }
@@ -602,10 +676,10 @@ func TestAbandonKilled(t *testing.T) {
 				if code != 0 || !strings.Contains(out, "Completed") {
 					t.Fatalf("abandon again: exit %d\n%s%s", code, out, errs)
 				}
-				if tookOver := strings.Contains(errs, `"took_over_from":"os-user:`); tookOver != (held != nil) {
+				if tookOver := strings.Contains(errs, `"took_over_from":"`+kp.actor()); tookOver != (held != nil) {
 					t.Errorf("abandon again took over: %v, want %v (a disposition was in flight: %v)\n%s", tookOver, held != nil, held != nil, errs)
 				}
-				got := poolRecords(t, f.a)
+				got := f.records(t, f.a)
 				for k, v := range wantA {
 					if got[k] != v {
 						t.Errorf("pool a: %s differs from an uninterrupted run's:\n got %.400s\nwant %.400s", k, got[k], v)
@@ -616,9 +690,9 @@ func TestAbandonKilled(t *testing.T) {
 						t.Errorf("pool a: %s is not in an uninterrupted run's pool", k)
 					}
 				}
-				sameTree(t, "pool b", tree(t, f.b), wantB)
-				if _, err := os.Stat(filepath.Join(f.a, v1Path)); !errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("the journal survived in pool a: %v", err)
+				sameTree(t, "pool b", f.tree(t, f.b), wantB)
+				if _, ok := f.kp.files(t, f.a)[v1Path]; ok {
+					t.Error("the journal survived in pool a")
 				}
 			})
 		}

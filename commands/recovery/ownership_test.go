@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +15,7 @@ import (
 	core "github.com/ilmctl/ilmctl/core/recovery"
 )
 
-// actorStore is a dir: pool seen as a given operator, pausing before
+// actorStore is a pool seen as a given operator, pausing before
 // one chosen operation to run another operator's command there.
 type actorStore struct {
 	metastore.Store
@@ -42,6 +43,15 @@ func (s actorStore) DeleteIfMatch(ctx context.Context, k, e string) error {
 // naming alice and the expiry; after it expired B takes over, A deletes
 // nothing more and fails, and the control names bob.
 func TestDispositionOwnershipDirPools(t *testing.T) {
+	testDispositionOwnership(t, func(t *testing.T) (string, string) {
+		a, b, _ := setup(t)
+		return a, b
+	})
+}
+
+// testDispositionOwnership runs the ownership cases on the pools pools
+// makes (after setup's clock and hooks), as specs for --meta.
+func testDispositionOwnership(t *testing.T, pools func(t *testing.T) (a, b string)) {
 	cases := []struct {
 		name      string
 		kind      string
@@ -58,7 +68,7 @@ func TestDispositionOwnershipDirPools(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b, _ := setup(t)
+			a, b := pools(t)
 			metas := []string{"--meta", a, "--meta", b}
 			if _, _, code := run(t, append([]string{"scan"}, metas...)...); code != 0 {
 				t.Fatal("scan failed")
@@ -134,11 +144,12 @@ func TestDispositionOwnershipDirPools(t *testing.T) {
 			if tc.expire && !strings.Contains(bErrs, `"took_over_from":"os-user:alice`) {
 				t.Fatalf("bob's audit line does not name whom he took over from:\n%s", bErrs)
 			}
-			st, err := clientmeta.NewDir(a, "dir:"+a)
+			ctx := context.Background()
+			st, err := clientmeta.Open(ctx, a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctl, _, err := core.FindControl(context.Background(), st, id)
+			ctl, _, err := core.FindControl(ctx, st, id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,18 +157,23 @@ func TestDispositionOwnershipDirPools(t *testing.T) {
 				t.Fatalf("control %s applied by %v, want abandoned by %s", ctl.Classification, ctl.Disposition, tc.appliedBy)
 			}
 			for _, p := range []string{a, b} {
-				if _, err := os.Stat(filepath.Join(p, v1Path)); !os.IsNotExist(err) {
-					t.Fatalf("the journal survived in %s", p)
+				s, err := clientmeta.Open(ctx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, _, err := s.Get(ctx, v1Path); !errors.Is(err, metastore.ErrNotFound) {
+					t.Fatalf("the journal survived in %s: %v", p, err)
 				}
 			}
 		})
 	}
 }
 
-// controlOf is the v1 journal's control ID (after a scan).
+// controlOf is the v1 journal's control ID (after a scan) in pool, a
+// --meta spec.
 func controlOf(t *testing.T, pool string) string {
 	t.Helper()
-	st, err := clientmeta.NewDir(pool, "dir:"+pool)
+	st, err := clientmeta.Open(context.Background(), pool)
 	if err != nil {
 		t.Fatal(err)
 	}
