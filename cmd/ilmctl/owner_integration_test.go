@@ -56,12 +56,14 @@ const ownerRules = lc +
 const ownerKeys = 32 // per prefix
 
 // TestOneOwnerOnSeaweedFS: on a live SeaweedFS, whose meta-log events of
-// one key carry filer paths in several shards, two ilmctl processes
-// replay the sixteen shards side by side (--shards 0-7 and 8-15), one is
-// killed with SIGKILL mid-pass, and both run again. Every action is
-// dispatched by its key's shard, no target is DONE twice, and the bucket
-// ends as AWS leaves it: each n/ key without its noncurrent version, each
-// e/ key with exactly one delete marker.
+// one key carry filer paths in several shards, four ilmctl processes
+// (--shard-index 0/4 to 3/4) replay the sixteen shards side by side; the
+// first is killed with SIGKILL mid-pass, and then one process runs every
+// shard, again until the killed process's leases expired. Every action is
+// dispatched by its key's shard, no target is DONE twice, no cursor goes
+// backwards, and the bucket ends as AWS (and one uninterrupted host)
+// leaves it: each n/ key without its noncurrent version, each e/ key with
+// exactly one delete marker.
 func TestOneOwnerOnSeaweedFS(t *testing.T) {
 	itest.RequireServer(t, itest.SeaweedFS, "it replays SeaweedFS's meta-log in two processes")
 	ft := itest.FilerEnv(t)
@@ -103,21 +105,22 @@ func TestOneOwnerOnSeaweedFS(t *testing.T) {
 		t.Fatal("no key has an event whose filer path shards apart from it; the test needs some")
 	}
 
-	// Two processes side by side; the one running shards 0-7, slowed to 4
-	// deletes a second, is killed after its third DONE.
+	// Four processes side by side; the first, slowed to 2 deletes a
+	// second, is killed after its second DONE.
+	before := loadCursors(t, st)
 	var mu sync.Mutex
 	var actions []ownerAction
 	var wg sync.WaitGroup
-	for _, tc := range []struct {
-		shards string
-		kill   bool
-		rate   string
-	}{{"0-7", true, "4"}, {"8-15", false, "20"}} {
+	for i := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got := runChild(t, append(base, "--shards", tc.shards, "-o", "jsonl", "--deletes-per-second", tc.rate), tc.kill, 3)
-			t.Logf("--shards %s (killed %v): %d actions reported", tc.shards, tc.kill, len(got))
+			kill, rate := i == 0, "40"
+			if kill {
+				rate = "2"
+			}
+			got := runChild(t, append(base, "--shard-index", fmt.Sprintf("%d/4", i), "-o", "jsonl", "--deletes-per-second", rate), kill, 2)
+			t.Logf("--shard-index %d/4 (killed %v): %d actions reported", i, kill, len(got))
 			mu.Lock()
 			actions = append(actions, got...)
 			mu.Unlock()
@@ -144,6 +147,12 @@ func TestOneOwnerOnSeaweedFS(t *testing.T) {
 		time.Sleep(5 * time.Second) // the killed process's leases expire on the server's clock
 	}
 
+	after := loadCursors(t, st)
+	for shard := range lifecycle.ShardCount {
+		if after[shard].TsNs < before[shard].TsNs {
+			t.Errorf("shard %d: cursor went backwards, %d -> %d", shard, before[shard].TsNs, after[shard].TsNs)
+		}
+	}
 	done := map[string]int{}
 	for _, a := range actions {
 		if a.Bucket != bucket {
