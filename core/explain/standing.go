@@ -35,10 +35,10 @@ func standing(ctx context.Context, cfg Config, rep *Report) error {
 	if !st.MetaLog {
 		return nil
 	}
-	// Read from the earliest replay start of any shard (the key's events
-	// shard by filer path, so they may fall to any shard), and at least
-	// the window a cold start replays, the longest replay rule's TTL: an
-	// event before every cursor is then still found and placed.
+	// Read from the earliest replay start of any shard, and at least the
+	// window a cold start replays, the longest replay rule's TTL: an event
+	// before every cursor is then still found and placed against its
+	// key's shard (EventShard).
 	from, any := int64(0), false
 	for _, p := range plans {
 		if p.Replays && (!any || p.ReplayFromNs < from) {
