@@ -199,14 +199,31 @@ func (s *loggedStore) removeNoncurrent(bucket, key, vid string, at int64) {
 
 // diffSnapshot holds several rule kinds over a versioned, a suspended and
 // an unversioned bucket, with prefix and tag filters.
-func diffSnapshot() *engine.Snapshot {
+func diffSnapshot() *engine.Snapshot { return diffRules(false) }
+
+// diffRules is the differential's rule set; edited is the same after a
+// rule edit: two rules' days shortened, a size rule added.
+func diffRules(edited bool) *engine.Snapshot {
 	cold := []lifecycle.Tag{{Key: "tier", Value: "cold"}}
+	small, big := int64(40), int64(150)
+	nc, logs := 7, 30
+	unv := []lifecycle.Rule{
+		{ID: "exp12", Enabled: true, ExpirationDays: 12},
+		{ID: "exp4-cold", Enabled: true, Filter: lifecycle.Filter{Tags: cold}, ExpirationDays: 4},
+		{ID: "mpu2", Enabled: true, AbortMPUDays: 2},
+		{ID: "exp3-big", Enabled: true, Filter: lifecycle.Filter{SizeGreaterThan: &big}, ExpirationDays: 3},
+	}
+	if edited {
+		nc, logs = 4, 20
+		unv = append(unv, lifecycle.Rule{ID: "exp2-big-logs", Enabled: true, Filter: lifecycle.Filter{Prefix: "logs/", SizeGreaterThan: &small}, ExpirationDays: 2})
+	}
 	return engine.Compile([]engine.Bucket{
 		{Name: "ver", Versioning: filer.VersioningEnabled, Rules: []lifecycle.Rule{
-			{ID: "nc7", Enabled: true, NoncurrentDays: 7},
-			{ID: "exp30-logs", Enabled: true, Filter: lifecycle.Filter{Prefix: "logs/"}, ExpirationDays: 30},
+			{ID: "nc7", Enabled: true, NoncurrentDays: nc},
+			{ID: "exp30-logs", Enabled: true, Filter: lifecycle.Filter{Prefix: "logs/"}, ExpirationDays: logs},
 			{ID: "nc2-cold", Enabled: true, Filter: lifecycle.Filter{Tags: cold}, NoncurrentDays: 2},
 			{ID: "newer", Enabled: true, Filter: lifecycle.Filter{Prefix: "keep/"}, NoncurrentDays: 3, NewerNoncurrentVersions: 1},
+			{ID: "nc1-small", Enabled: true, Filter: lifecycle.Filter{Prefix: "data/", SizeLessThan: &small}, NoncurrentDays: 1},
 			{ID: "markers", Enabled: true, ExpiredObjectDeleteMarker: true},
 			{ID: "mpu3", Enabled: true, AbortMPUDays: 3},
 		}},
@@ -214,11 +231,7 @@ func diffSnapshot() *engine.Snapshot {
 			{ID: "exp20", Enabled: true, ExpirationDays: 20},
 			{ID: "nc5", Enabled: true, NoncurrentDays: 5},
 		}},
-		{Name: "unv", Versioning: filer.VersioningOff, Rules: []lifecycle.Rule{
-			{ID: "exp12", Enabled: true, ExpirationDays: 12},
-			{ID: "exp4-cold", Enabled: true, Filter: lifecycle.Filter{Tags: cold}, ExpirationDays: 4},
-			{ID: "mpu2", Enabled: true, AbortMPUDays: 2},
-		}},
+		{Name: "unv", Versioning: filer.VersioningOff, Rules: unv},
 	}, lifecycle.RoundAWS).Snapshot()
 }
 
@@ -318,7 +331,7 @@ func (w *diffWorld) put(bucket, key, vid string, t int64) {
 			t += 10
 		}
 	}
-	w.st.put(bucket, key, vid, time.Unix(0, t).UTC(), int64(len(vid)))
+	w.st.put(bucket, key, vid, time.Unix(0, t).UTC(), 1+w.rng.Int64N(200))
 }
 
 // sameDays runs pass for days daily passes from start (day d at start
@@ -780,12 +793,23 @@ func TestReplayDeletesWhatAWalkDeletes(t *testing.T) {
 			replay, walk := newDiffWorld(seed, start), newDiffWorld(seed, start)
 			var removedNoncurrent, deleted int
 			sameDays(start, 30, replay, walk, func(d int, now time.Time) {
+				snap := snap
+				if d >= 15 { // the rules are edited: replay recovers
+					snap = diffRules(true)
+				}
 				mod := func(c *Config) { c.WalkerInterval, c.PageSize = 0, 7 }
 				rr := runStore(t, replay.st, snap, now, mod)
 				rw := runStore(t, walkOnly{walk.st}, snap, now, mod)
 				for _, r := range []*Result{rr, rw} {
 					if r.Status() != StatusOK {
 						t.Fatalf("day %d: status %s", d, r.Status())
+					}
+				}
+				if d == 15 {
+					for _, s := range rr.Shards {
+						if s.Recovery != RecoveryRuleEdit {
+							t.Fatalf("day 15, rules edited: shard %d recovery %q, want rule_edit", s.Shard, s.Recovery)
+						}
 					}
 				}
 				if diff := cmp.Diff(walk.st.remaining(), replay.st.remaining()); diff != "" {
