@@ -42,6 +42,44 @@ type swCalls struct {
 	killAfter  int
 	kill       func()
 	done       int
+	// pair, when set, holds each current-version expiration until the
+	// other process sends the same one (same target, same identity).
+	pair *pairing
+}
+
+// pairing sends two processes' identical calls to the gateway side by
+// side: the first to arrive waits for the second, or for timeout.
+type pairing struct {
+	timeout time.Duration
+	mu      sync.Mutex
+	waiting map[string]chan struct{}
+	paired  map[string]int // bucket -> calls sent beside their twin
+}
+
+func (p *pairing) wait(ctx context.Context, bucket, key string) {
+	p.mu.Lock()
+	if ch, ok := p.waiting[key]; ok {
+		delete(p.waiting, key)
+		p.paired[bucket] += 2
+		p.mu.Unlock()
+		close(ch)
+		return
+	}
+	ch := make(chan struct{})
+	p.waiting[key] = ch
+	p.mu.Unlock()
+	t := time.NewTimer(p.timeout)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	p.mu.Lock()
+	if p.waiting[key] == ch {
+		delete(p.waiting, key)
+	}
+	p.mu.Unlock()
 }
 
 func (l *swCalls) add(c swCall) {
@@ -113,6 +151,12 @@ func (p *lifecycleTap) LifecycleDelete(ctx context.Context, req *s3_lifecycle_pb
 			ctx = metadata.AppendToOutgoingContext(ctx, "authorization", a[0])
 		}
 	}
+	l := p.log()
+	if l.pair != nil && req.GetActionKind() == s3_lifecycle_pb.ActionKind_EXPIRATION_DAYS {
+		id := req.GetExpectedIdentity()
+		l.pair.wait(ctx, req.GetBucket(), fmt.Sprintf("%s/%s@%s %d %d %s %x", req.GetBucket(), req.GetObjectPath(), req.GetVersionId(),
+			id.GetMtimeNs(), id.GetSize(), id.GetHeadFid(), id.GetExtendedHash()))
+	}
 	// The gateway's answer is recorded even when the worker is killed
 	// meanwhile, so a delete done for a dead worker is counted.
 	resp, err := p.next.LifecycleDelete(context.WithoutCancel(ctx), req)
@@ -127,7 +171,7 @@ func (p *lifecycleTap) LifecycleDelete(ctx context.Context, req *s3_lifecycle_pb
 	} else {
 		c.reason = err.Error()
 	}
-	p.log().add(c)
+	l.add(c)
 	return resp, err
 }
 
@@ -254,10 +298,8 @@ func measure(t *testing.T, ft itest.FilerTarget, seed swSeed, l *swCalls) swOutc
 	return o
 }
 
-// check asserts that every due target of seed was done once, that the
-// meta-log and the filer agree with AWS (one removal per noncurrent
-// version, one delete marker per e/ key), and logs the numbers.
-func (o swOutcome) check(t *testing.T, what string, seed swSeed) {
+// summary logs the numbers.
+func (o swOutcome) summary(t *testing.T, what string) {
 	t.Helper()
 	var multi, crossProc []string
 	for target, n := range o.calls {
@@ -276,6 +318,20 @@ func (o swOutcome) check(t *testing.T, what string, seed swSeed) {
 	}
 	t.Logf("%s: %d LifecycleDelete calls on %d targets; %d targets called more than once, %d by both processes; answers %v",
 		what, calls, len(o.calls), len(multi), len(crossProc), o.reasons)
+	for target := range o.calls {
+		key, _, _ := strings.Cut(strings.TrimSuffix(target, " latest"), "@")
+		if !strings.HasPrefix(key, "n/") && !strings.HasPrefix(key, "e/") {
+			t.Errorf("%s: a call on %s, which no rule selects", what, target)
+		}
+	}
+}
+
+// check logs the numbers and asserts that every due target of seed was
+// done once, and that the meta-log and the filer agree with AWS: one
+// removal per noncurrent version, one delete marker per e/ key.
+func (o swOutcome) check(t *testing.T, what string, seed swSeed) {
+	t.Helper()
+	o.summary(t, what)
 	for _, n := range seed.keys["n/"] {
 		target := n + "@" + seed.ncOf[n]
 		if o.done[target] != 1 || o.removed[n] != 1 || o.leftVers[n] != 1 {
@@ -290,12 +346,6 @@ func (o swOutcome) check(t *testing.T, what string, seed swSeed) {
 				what, target, o.done[target], o.calls[target], o.markers[e], o.leftDMs[e], o.leftVers[e])
 		}
 	}
-	for target := range o.calls {
-		key, _, _ := strings.Cut(strings.TrimSuffix(target, " latest"), "@")
-		if !strings.HasPrefix(key, "n/") && !strings.HasPrefix(key, "e/") {
-			t.Errorf("%s: a call on %s, which no rule selects", what, target)
-		}
-	}
 }
 
 // TestSeaweedFSWorkerDoubleDispatch measures whether SeaweedFS's own
@@ -307,16 +357,22 @@ func (o swOutcome) check(t *testing.T, what string, seed swSeed) {
 // versions under NoncurrentDays 1 and 32 under Expiration Days 1, all due,
 // replayed (a) by one pass over shards 0-15, (b) by two passes side by
 // side over 0-7 and 8-15, (c) by a pass killed with SIGKILL after 16
-// deletes, then run again.
+// deletes, then run again; and (d) by two passes side by side over the
+// same shards 0-15.
 //
 // A tap in front of the S3 gateway's gRPC counts the LifecycleDelete calls
-// and their answers; the meta-log and the filer show what they did. The
-// worker does send one e/ key's current version from two events, and so
-// shards; the gateway re-checks each call against the live key
-// (LifecycleDelete in weed/s3api/s3api_internal_lifecycle.go: the
-// identity the match carries against the latest version's, the latest
-// pointer for noncurrent kinds, NOT_FOUND for a version gone), so every
-// call but one per target is NOOP_RESOLVED: each target is done once.
+// and their answers; the meta-log and the filer show what they did. In
+// (a)-(c) the worker sends an e/ key's current version once per version
+// file's event, so from two shards, and from two processes in (b); a
+// noncurrent version only from its .versions directory's event. The
+// gateway re-checks each call against the live key (LifecycleDelete in
+// weed/s3api/s3api_internal_lifecycle.go: the identity the match carries
+// against the latest version's; for noncurrent kinds the latest pointer,
+// and NOT_FOUND for a version gone), so every call but one per target is
+// NOOP_RESOLVED and each target is done once. In (d) both processes send
+// the same call, identity and all, and the tap sends each pair side by
+// side: the re-check and the delete are two steps, both calls pass the
+// check, and e/ keys get two delete markers.
 func TestSeaweedFSWorkerDoubleDispatch(t *testing.T) {
 	itest.RequireServer(t, itest.SeaweedFS, "it runs SeaweedFS's own lifecycle worker")
 	ft := itest.FilerEnv(t)
@@ -326,7 +382,7 @@ func TestSeaweedFSWorkerDoubleDispatch(t *testing.T) {
 		`<Rule><ID>nc</ID><Filter><Prefix>n/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>` +
 		`</LifecycleConfiguration>`
 	buckets := map[string]string{}
-	for _, name := range []string{"one", "two", "kill"} {
+	for _, name := range []string{"one", "two", "kill", "same"} {
 		b := s3c.CreateBucket(t, "swworker-"+name)
 		s3c.PutVersioning(t, b, "Enabled")
 		s3c.PutLifecycleXML(t, b, rules)
@@ -443,6 +499,59 @@ func TestSeaweedFSWorkerDoubleDispatch(t *testing.T) {
 		}
 	}
 	t.Logf("killed and run again: %d targets done before the kill; the second run's calls on them %v", len(doneBefore), again)
+
+	// (d) Two processes side by side on the same shards, each call of
+	// one sent to the gateway beside the same call of the other. The
+	// gateway's re-check and its delete are two steps, so both calls
+	// pass the check: two delete markers where AWS leaves one. A
+	// noncurrent version is removed once (the second removal finds
+	// nothing, yet answers DONE).
+	same := seedDoubleDispatch(t, s3c, ft, buckets["same"])
+	pair := &pairing{timeout: 30 * time.Second, waiting: map[string]chan struct{}{}, paired: map[string]int{}}
+	ld := &swCalls{pair: pair}
+	scenario(ld)
+	for _, tap := range []string{tapA, tapB} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := weedShell(ft, runShard("0-15", tap), 3*time.Minute, nil)
+			if err != nil || !strings.Contains(out, "cursors checkpointed") {
+				t.Errorf("run-shard -shards 0-15 did not complete: %v\n%s", err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	od := measure(t, ft, same, ld)
+	od.summary(t, "two processes over 0-15")
+	pair.mu.Lock()
+	paired := pair.paired[same.bucket]
+	pair.mu.Unlock()
+	var twoMarkers []string
+	for _, e := range same.keys["e/"] {
+		if od.markers[e] != od.leftDMs[e] || od.markers[e] < 1 || od.markers[e] > 2 || od.leftVers[e] != 2+od.leftDMs[e] {
+			t.Errorf("two processes over 0-15: %s: %d delete markers created, %d left, %d versions left; want 1 or 2, as many, and 2 more",
+				e, od.markers[e], od.leftDMs[e], od.leftVers[e])
+		}
+		if od.leftDMs[e] == 2 {
+			twoMarkers = append(twoMarkers, e)
+		}
+	}
+	var doneTwice int
+	for _, n := range same.keys["n/"] {
+		if od.done[n+"@"+same.ncOf[n]] > 1 {
+			doneTwice++
+		}
+		if od.removed[n] != 1 || od.leftVers[n] != 1 {
+			t.Errorf("two processes over 0-15: %s: %d removals in the meta-log, %d versions left; want 1 and 1", n, od.removed[n], od.leftVers[n])
+		}
+	}
+	t.Logf("two processes over 0-15: %d current-version calls sent in pairs; %d of %d e/ keys left with two delete markers %v; "+
+		"%d of %d noncurrent versions answered DONE twice, removed once", paired, len(twoMarkers), len(same.keys["e/"]), twoMarkers,
+		doneTwice, len(same.keys["n/"]))
+	if len(twoMarkers) == 0 {
+		t.Errorf("two processes over 0-15: no e/ key got two delete markers from %d calls sent in pairs: "+
+			"SeaweedFS's LifecycleDelete now checks and deletes as one step; say so in docs/design/daily-run.md#one-owner-per-target", paired)
+	}
 }
 
 // weedShell runs one weed shell command like itest.WeedShell but returns
