@@ -42,6 +42,8 @@ type swCalls struct {
 	killAfter  int
 	kill       func()
 	done       int
+	// inflight counts calls forwarded and not yet recorded.
+	inflight sync.WaitGroup
 	// pair, when set, holds each current-version expiration until the
 	// other process sends the same one (same target, same identity).
 	pair *pairing
@@ -152,6 +154,8 @@ func (p *lifecycleTap) LifecycleDelete(ctx context.Context, req *s3_lifecycle_pb
 		}
 	}
 	l := p.log()
+	l.inflight.Add(1)
+	defer l.inflight.Done()
 	if l.pair != nil && req.GetActionKind() == s3_lifecycle_pb.ActionKind_EXPIRATION_DAYS {
 		id := req.GetExpectedIdentity()
 		l.pair.wait(ctx, req.GetBucket(), fmt.Sprintf("%s/%s@%s %d %d %s %x", req.GetBucket(), req.GetObjectPath(), req.GetVersionId(),
@@ -477,6 +481,7 @@ func TestSeaweedFSWorkerDoubleDispatch(t *testing.T) {
 	if err == nil || strings.Contains(out, "cursors checkpointed") {
 		t.Fatalf("run-shard was not killed part-way (err %v):\n%s", err, out)
 	}
+	lk.inflight.Wait() // the dead worker's last calls, answered
 	lr := &swCalls{}
 	scenario(lr)
 	pass("0-15", tapA)
