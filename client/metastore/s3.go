@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -26,6 +28,11 @@ type S3 struct {
 	name, bucket, prefix string
 	c                    *s3.Client
 	creds                aws.CredentialsProvider
+	// now dates a conditional-delete probe that passed (probedAt), which
+	// is trusted for ProbeTTL; probeMu serializes probes.
+	now      func() time.Time
+	probeMu  sync.Mutex
+	probedAt time.Time
 }
 
 // OpenS3 parses s3://host:port/bucket[/prefix].
@@ -56,7 +63,7 @@ func OpenS3(ctx context.Context, url string) (*S3, error) {
 		// reads. Validation still runs when the server sends a checksum.
 		o.DisableLogOutputChecksumValidationSkipped = true
 	})
-	return &S3{name: url, bucket: bucket, prefix: prefix, c: c, creds: cfg.Credentials}, nil
+	return &S3{name: url, bucket: bucket, prefix: prefix, c: c, creds: cfg.Credentials, now: time.Now}, nil
 }
 
 // WrapHTTPClient makes s send every request through wrap(its HTTP client)
@@ -139,7 +146,9 @@ func (s *S3) Get(ctx context.Context, key string) ([]byte, string, error) {
 	return b, strings.Trim(aws.ToString(out.ETag), `"`), nil
 }
 
-// List is one ListObjectsV2 page; keys are returned without the pool prefix.
+// List is one ListObjectsV2 page; keys are returned without the pool
+// prefix, and keys in the pool's temporaries (a conditional-delete probe a
+// killed process left) are not returned, as the dir: store skips its own.
 func (s *S3) List(ctx context.Context, prefix, token string, limit int) (core.Page, error) {
 	in := &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.prefix + prefix), MaxKeys: aws.Int32(int32(limit))}
 	if token != "" {
@@ -151,8 +160,12 @@ func (s *S3) List(ctx context.Context, prefix, token string, limit int) (core.Pa
 	}
 	p := core.Page{Truncated: aws.ToBool(out.IsTruncated), NextToken: aws.ToString(out.NextContinuationToken)}
 	for _, o := range out.Contents {
+		key := strings.TrimPrefix(aws.ToString(o.Key), s.prefix)
+		if inTemporaries(key) {
+			continue
+		}
 		p.Objects = append(p.Objects, core.Object{
-			Key: strings.TrimPrefix(aws.ToString(o.Key), s.prefix), ETag: strings.Trim(aws.ToString(o.ETag), `"`),
+			Key: key, ETag: strings.Trim(aws.ToString(o.ETag), `"`),
 			Size: aws.ToInt64(o.Size), LastModified: aws.ToTime(o.LastModified),
 		})
 	}
@@ -177,8 +190,14 @@ func (s *S3) PutIfMatch(ctx context.Context, key string, data []byte, etag strin
 	return strings.Trim(aws.ToString(out.ETag), `"`), nil
 }
 
-// DeleteIfMatch uses If-Match on DeleteObject.
+// DeleteIfMatch uses If-Match on DeleteObject, and only on a server that
+// showed it honours it (CheckConditionalDelete, asked before the first
+// delete and again after ProbeTTL): on one that ignores If-Match the
+// delete would not be conditional, so none is sent.
 func (s *S3) DeleteIfMatch(ctx context.Context, key, etag string) error {
+	if err := s.CheckConditionalDelete(ctx); err != nil {
+		return err
+	}
 	_, err := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), IfMatch: aws.String(`"` + etag + `"`)})
 	if err != nil {
 		return s.conditionalErr(ctx, key, err, false)

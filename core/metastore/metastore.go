@@ -26,6 +26,12 @@ var (
 	ErrPreconditionFailed      = errors.New("precondition failed: ETag changed")
 	ErrTruncatedWithoutToken   = errors.New("list page is truncated but has no continuation token")
 	ErrPaginationDidNotAdvance = errors.New("list continuation token did not advance")
+	// ErrConditionalDeleteUnsupported: the pool's server was asked to
+	// delete an object with a wrong If-Match and deleted it (or otherwise
+	// did not answer a conditional delete as S3 does), so its
+	// DeleteIfMatch would not be conditional. Nothing is deleted on such a
+	// pool (docs/design/recovery.md#conditional-delete-probe).
+	ErrConditionalDeleteUnsupported = errors.New("server does not honour If-Match on DeleteObject")
 )
 
 // Object is one listed key.
@@ -67,6 +73,28 @@ type Store interface {
 	// DeleteIfMatch removes key only if its ETag is etag; a missing key is
 	// ErrNotFound, another ETag ErrPreconditionFailed.
 	DeleteIfMatch(ctx context.Context, key, etag string) error
+}
+
+// DeleteChecker is a Store that can tell, before a destructive step,
+// whether its DeleteIfMatch is really conditional: an s3:// pool asks its
+// server (docs/design/recovery.md#conditional-delete-probe). A Store that
+// is not a DeleteChecker keeps the contract itself (dir: holds its lock
+// across the compare and the delete).
+type DeleteChecker interface {
+	// CheckConditionalDelete returns nil when DeleteIfMatch is
+	// conditional, an error wrapping ErrConditionalDeleteUnsupported when
+	// the server showed it is not, and another error when that could not
+	// be established (which is no permission to delete either).
+	CheckConditionalDelete(ctx context.Context) error
+}
+
+// CheckConditionalDelete asks s, when it is a DeleteChecker, whether its
+// DeleteIfMatch is conditional; nil for any other Store.
+func CheckConditionalDelete(ctx context.Context, s Store) error {
+	if c, ok := s.(DeleteChecker); ok {
+		return c.CheckConditionalDelete(ctx)
+	}
+	return nil
 }
 
 // ListAll pages through prefix, validating each page before fn sees any
