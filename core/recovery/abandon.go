@@ -161,6 +161,11 @@ func (a *abandonRun) run() error {
 	if err := a.checkDecom(key); err != nil {
 		return err
 	}
+	if a.req.Execute {
+		if err := requireConditionalDelete(a.ctx, a.deletePools(cur)); err != nil {
+			return err
+		}
+	}
 	if cur == nil {
 		// Fresh: every bound copy must be exactly where the export saw it.
 		if err := a.proveAllPresent(a.export.Copies); err != nil {
@@ -211,6 +216,26 @@ func (a *abandonRun) run() error {
 }
 
 func leaseTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339) }
+
+// deletePools are the pools this run may delete a copy from: every
+// manifest entry not yet confirmed absent (the export's copies for a fresh
+// run); none once the disposition is Completed.
+func (a *abandonRun) deletePools(cur *Disposition) []metastore.Store {
+	manifest := a.export.Copies
+	if cur != nil {
+		if cur.State == Completed {
+			return nil
+		}
+		manifest = cur.Manifest
+	}
+	var out []metastore.Store
+	for _, c := range manifest {
+		if cur == nil || !cur.Confirmed(c.Pool) {
+			out = append(out, poolByID(a.pools, c.Pool))
+		}
+	}
+	return out
+}
 
 // claim makes this run the owner of a resumed disposition: a released or
 // expired lease is taken over by a CAS of its own (a new owner, epoch and
@@ -488,6 +513,11 @@ func (a *abandonRun) applyEntry(d *Disposition, etag string, c Copy) (string, er
 	if err := a.stableControl(); err != nil {
 		return etag, err
 	}
+	if present {
+		if err := deleteCheckErr(metastore.CheckConditionalDelete(a.ctx, pool)); err != nil {
+			return etag, err
+		}
+	}
 	// Ownership last, immediately before the deletion: renew by CAS (the
 	// fence), then require the renewed lease to cover the step.
 	etag, err = a.renew(d, etag)
@@ -502,6 +532,9 @@ func (a *abandonRun) applyEntry(d *Disposition, etag string, c Copy) (string, er
 		derr := pool.DeleteIfMatch(a.ctx, c.Path, c.ETag)
 		if errors.Is(derr, metastore.ErrPreconditionFailed) {
 			return etag, conflict("%s changed just before its conditional delete; it is kept", c.Pool)
+		}
+		if errors.Is(derr, metastore.ErrConditionalDeleteUnsupported) {
+			return etag, refusal{derr} // the store sent no delete
 		}
 		result = "deleted at its exact ETag; absence proven"
 		if derr != nil && !errors.Is(derr, metastore.ErrNotFound) {

@@ -160,6 +160,24 @@ type faultStore struct {
 	// may run another operator's whole command there: the deterministic
 	// way to delay one process between two of its steps.
 	Pause func(kind, key string)
+	// DeleteCheck, when set, answers CheckConditionalDelete and is asked
+	// again by each DeleteIfMatch, which it stops when it fails: an
+	// s3:// pool's conditional-delete probe. Unset, the store needs none
+	// (a dir: pool).
+	DeleteCheck func() error
+	// Checks counts the calls of CheckConditionalDelete.
+	Checks int
+}
+
+func (f *faultStore) CheckConditionalDelete(context.Context) error {
+	f.mu.Lock()
+	check := f.DeleteCheck
+	f.Checks++
+	f.mu.Unlock()
+	if check == nil {
+		return nil
+	}
+	return check()
 }
 
 func (f *faultStore) before(kind, key string) (inject bool, err error) {
@@ -268,6 +286,14 @@ func (f *faultStore) PutIfMatch(ctx context.Context, key string, data []byte, et
 }
 
 func (f *faultStore) DeleteIfMatch(ctx context.Context, key, etag string) error {
+	f.mu.Lock()
+	check := f.DeleteCheck
+	f.mu.Unlock()
+	if check != nil {
+		if err := check(); err != nil {
+			return err
+		}
+	}
 	inj, err := f.before("delete", key)
 	if err != nil {
 		return err

@@ -151,6 +151,14 @@ func Prune(ctx context.Context, pools []metastore.Store, req PruneRequest) (*Pru
 	if !req.Execute {
 		return res, nil
 	}
+	for _, it := range res.Items {
+		if it.Action == PruneRemove {
+			if err := requireConditionalDelete(ctx, pools[:1]); err != nil {
+				return res, err
+			}
+			break
+		}
+	}
 	for i := range res.Items {
 		it := &res.Items[i]
 		if it.Action != PruneRemove {
@@ -260,6 +268,9 @@ func pruneCheck(ctx context.Context, pools []metastore.Store, c *Control, inflig
 func pruneDeleteErr(s metastore.Store, key string, err error) error {
 	if errors.Is(err, metastore.ErrPreconditionFailed) {
 		return fmt.Errorf("%s: %s changed since it was checked; it is kept: %w", s.Name(), key, ErrConflict)
+	}
+	if errors.Is(err, metastore.ErrConditionalDeleteUnsupported) {
+		return refusal{err} // the store sent no delete
 	}
 	return fmt.Errorf("%s: delete %s: %w", s.Name(), key, err)
 }
