@@ -36,8 +36,9 @@ const probeWrongETag = `"00000000000000000000000000000000"`
 // process killed mid-probe) can tell what it is.
 const probeBody = "ilmctl conditional-delete probe; safe to remove\n"
 
-// probeFix is the operator's way out of a refusal, said once.
-const probeFix = "nothing was deleted; run it against a server that honours If-Match on DeleteObject (AWS S3, SeaweedFS; see docs/s3.md)"
+// probeFix is what the refusal means and the operator's way out, said
+// once.
+const probeFix = "ilmctl deletes nothing in this pool: keep it on a server that honours If-Match on DeleteObject (AWS S3, SeaweedFS; see docs/s3.md)"
 
 // CheckConditionalDelete establishes whether the pool's server honours
 // If-Match on DeleteObject (docs/design/recovery.md#conditional-delete-probe):

@@ -11,7 +11,7 @@ import (
 
 // The answers a pool's conditional-delete probe gives.
 var (
-	errIgnored = fmt.Errorf("s3://127.0.0.1:9000/meta/pool-b: %w: a DELETE of the probe with a wrong If-Match removed it; no delete was sent; use a server that honours it",
+	errIgnored = fmt.Errorf("s3://127.0.0.1:9000/meta/pool-b: %w: a DELETE of the probe with a wrong If-Match removed it; ilmctl deletes nothing in this pool: keep it on a server that honours it",
 		metastore.ErrConditionalDeleteUnsupported)
 	errUnanswered = errors.New("s3://127.0.0.1:9000/meta/pool-b: conditional-delete probe: write .ilmctl-tmp/delete-probe-00: connection refused")
 )
