@@ -340,6 +340,10 @@ func (d *Dir) DeleteIfMatch(_ context.Context, key, etag string) error {
 	return os.Remove(p)
 }
 
+// CheckConditionalDelete is nil: DeleteIfMatch compares and removes under
+// the pool lock, so it is conditional without asking anyone.
+func (d *Dir) CheckConditionalDelete(context.Context) error { return nil }
+
 // Open parses a --meta URL: "dir:PATH", a plain path, or
 // "s3://host:port/bucket[/prefix]".
 func Open(ctx context.Context, url string) (core.Store, error) {

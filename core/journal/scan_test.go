@@ -55,6 +55,7 @@ func (m *mem) PutIfMatch(context.Context, string, []byte, string) (string, error
 	return "", errors.ErrUnsupported
 }
 func (m *mem) DeleteIfMatch(context.Context, string, string) error { return errors.ErrUnsupported }
+func (m *mem) CheckConditionalDelete(context.Context) error        { return errors.ErrUnsupported }
 
 func pools(fx []fixture) []metastore.Store {
 	a := &mem{name: "pool-a", objs: map[string][]byte{}}

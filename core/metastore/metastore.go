@@ -73,28 +73,15 @@ type Store interface {
 	// DeleteIfMatch removes key only if its ETag is etag; a missing key is
 	// ErrNotFound, another ETag ErrPreconditionFailed.
 	DeleteIfMatch(ctx context.Context, key, etag string) error
-}
-
-// DeleteChecker is a Store that can tell, before a destructive step,
-// whether its DeleteIfMatch is really conditional: an s3:// pool asks its
-// server (docs/design/recovery.md#conditional-delete-probe). A Store that
-// is not a DeleteChecker keeps the contract itself (dir: holds its lock
-// across the compare and the delete).
-type DeleteChecker interface {
-	// CheckConditionalDelete returns nil when DeleteIfMatch is
-	// conditional, an error wrapping ErrConditionalDeleteUnsupported when
-	// the server showed it is not, and another error when that could not
-	// be established (which is no permission to delete either).
+	// CheckConditionalDelete tells, before a destructive step, whether
+	// DeleteIfMatch is really conditional
+	// (docs/design/recovery.md#conditional-delete-probe): nil when it is
+	// (a dir: store compares and deletes under its lock; an s3:// store
+	// asks its server), an error wrapping ErrConditionalDeleteUnsupported
+	// when the server showed it is not, and another error when that could
+	// not be established, which is no permission to delete either. Every
+	// Store answers, so a wrapper that embeds one passes the question on.
 	CheckConditionalDelete(ctx context.Context) error
-}
-
-// CheckConditionalDelete asks s, when it is a DeleteChecker, whether its
-// DeleteIfMatch is conditional; nil for any other Store.
-func CheckConditionalDelete(ctx context.Context, s Store) error {
-	if c, ok := s.(DeleteChecker); ok {
-		return c.CheckConditionalDelete(ctx)
-	}
-	return nil
 }
 
 // ListAll pages through prefix, validating each page before fn sees any

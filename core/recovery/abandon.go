@@ -514,7 +514,7 @@ func (a *abandonRun) applyEntry(d *Disposition, etag string, c Copy) (string, er
 		return etag, err
 	}
 	if present {
-		if err := deleteCheckErr(metastore.CheckConditionalDelete(a.ctx, pool)); err != nil {
+		if err := deleteCheckErr(pool.CheckConditionalDelete(a.ctx)); err != nil {
 			return etag, err
 		}
 	}

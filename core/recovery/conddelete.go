@@ -43,7 +43,7 @@ func requireConditionalDelete(ctx context.Context, pools []metastore.Store) erro
 			continue
 		}
 		asked[p.Name()] = true
-		if err := deleteCheckErr(metastore.CheckConditionalDelete(ctx, p)); err != nil {
+		if err := deleteCheckErr(p.CheckConditionalDelete(ctx)); err != nil {
 			return err
 		}
 	}

@@ -96,6 +96,9 @@ func (s *memStore) PutIfMatch(_ context.Context, key string, data []byte, etag s
 	return envelope.SHA256Hex(data), nil
 }
 
+// CheckConditionalDelete is nil: the compare and the delete hold s.mu.
+func (s *memStore) CheckConditionalDelete(context.Context) error { return nil }
+
 func (s *memStore) DeleteIfMatch(_ context.Context, key, etag string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
