@@ -33,7 +33,7 @@ MINIO_IT_ENV := ILMCTL_IT_SERVER=minio ILMCTL_IT_S3=127.0.0.1:$(MINIO_PORT) $(IT
 # MinIO serves S3 only: the packages whose integration tests speak s3://
 # (tests that need the SeaweedFS filer skip there, saying why), recovery's
 # and decom's on s3:// metadata pools included.
-MINIO_IT_PKGS := ./client/s3/... ./cmd/ilmctl/... ./commands/recovery/... ./commands/decom/...
+MINIO_IT_PKGS := ./client/s3/... ./client/metastore/... ./cmd/ilmctl/... ./commands/recovery/... ./commands/decom/...
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z-]+:.*## /{printf "  %-27s %s\n", $$1, $$2}' $(MAKEFILE_LIST)

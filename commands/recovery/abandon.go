@@ -46,14 +46,29 @@ It is refused for v3-v6 journals, malformed records, while an active
 decommission receipt covers the record, when any pool cannot be read, and
 when any copy differs from the export (a replacement is kept, never
 deleted). The observation receipt must be yours, unexpired, and taken of
-the current control generation.`,
+the current control generation.
+
+Deletes must be conditional. Before its first write, and again before
+each copy's delete, it asks every s3:// pool it deletes from whether the
+server honours If-Match on DELETE: a probe object under the pool's
+.ilmctl-tmp/ is deleted with a wrong ETag (it must survive) and then the
+right one. A server that deleted it (MinIO does) refuses the run, exit 1,
+naming the pool, and nothing is deleted there (asked before the first
+write, nothing is written either). Keep such a pool on a server that
+honours If-Match (AWS S3, SeaweedFS). dir: pools need no probe.`,
 		Example: `  # 1. observe, 2. export, 3. dry run, 4. execute
-  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt-out receipt.json
-  ilmctl recovery export 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt receipt.json --out export.json
-  ilmctl recovery abandon 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt receipt.json \
-      --export-id 410dc74e6ec7a46b... --export-sha256 382e7cf6625eeb81... --reason legacy_remote_cleanup_abandoned
-  ilmctl recovery abandon 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt receipt.json \
-      --export-id 410dc74e6ec7a46b... --export-sha256 382e7cf6625eeb81... --reason legacy_remote_cleanup_abandoned \
+  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 \
+      --meta dir:/srv/meta1 --receipt-out receipt.json
+  ilmctl recovery export 160f3effd967 --meta dir:/srv/meta0 \
+      --meta dir:/srv/meta1 --receipt receipt.json --out export.json
+  ilmctl recovery abandon 160f3effd967 --meta dir:/srv/meta0 \
+      --meta dir:/srv/meta1 --receipt receipt.json \
+      --export-id 410dc74e6ec7a46b... --export-sha256 382e7cf6625eeb81... \
+      --reason legacy_remote_cleanup_abandoned
+  ilmctl recovery abandon 160f3effd967 --meta dir:/srv/meta0 \
+      --meta dir:/srv/meta1 --receipt receipt.json \
+      --export-id 410dc74e6ec7a46b... --export-sha256 382e7cf6625eeb81... \
+      --reason legacy_remote_cleanup_abandoned \
       --confirm --acknowledge-remote-cleanup-abandoned`,
 		Args: oneControlArg("abandon"),
 	}

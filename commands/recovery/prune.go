@@ -48,6 +48,12 @@ control is considered (live ones are not candidates) and one that must
 stay is listed as kept, with the reason. A named control that must stay
 (live, too recent, its source still present, covered by a decommission)
 refuses the whole run with a one-line reason, and nothing is written.
+
+Deletes must be conditional: before removing anything from an s3://
+control pool it checks, with a probe object under the pool's
+.ilmctl-tmp/, that the server honours If-Match on DELETE. A server that
+ignores it (MinIO does) refuses the run, exit 1, and nothing is removed;
+keep the pool on a server that honours If-Match (AWS S3, SeaweedFS).
 Exit codes: 0 done (a dry run included), 1 refused or conflict, 2 bad
 usage, 3 a pool could not be read.`,
 		Example: `  # what would go, and why (dry run)
