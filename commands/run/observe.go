@@ -113,11 +113,11 @@ func (obs *observer) stopProgress() {
 // write records the pass and writes its metrics: a pass that failed
 // writes them too. The command's context may be cancelled already (Ctrl-C
 // ended the pass); the push still goes out, bounded by its own timeout.
-func (obs *observer) write(ctx context.Context, res *dailyrun.Result, rep render.RunReport) error {
+func (obs *observer) write(ctx context.Context, res *dailyrun.Result) error {
 	if obs.rec == nil {
 		return nil
 	}
-	obs.rec.Record(res, rep, time.Now())
+	obs.rec.Record(res, time.Now())
 	return obs.sinks.Write(context.WithoutCancel(ctx), obs.rec)
 }
 

@@ -320,7 +320,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	res.AddNotices(dailyrun.TransitionNotices(buckets)...)
 	res.AddNotices(o.s3.unproven(fl, o.filer, o.dryRun)...)
 	rep := render.NewRunReport(res, bucketErrs)
-	metricsErr := obs.write(ctx, res, rep)
+	metricsErr := obs.write(ctx, res)
 	for _, line := range render.NoticeLines(rep.Notices, cmdutil.Width(stderr)) {
 		fmt.Fprintln(stderr, line)
 	}

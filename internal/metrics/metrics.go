@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/ilmctl/ilmctl/core/dailyrun"
-	"github.com/ilmctl/ilmctl/render"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -119,11 +118,11 @@ func New() *Recorder {
 // safe for concurrent use, as dailyrun.Config.OnLimiterWait must be.
 func (r *Recorder) ObserveLimiterWait(d time.Duration) { r.limiterWait.Observe(d.Seconds()) }
 
-// Record sets every metric from a finished pass and its report; end is
-// the wall-clock time the pass ended. The pass succeeded when the run
-// exits 0: its status is ok or leased, no bucket's lifecycle configuration was
-// rejected, and it was not a dry run.
-func (r *Recorder) Record(res *dailyrun.Result, rep render.RunReport, end time.Time) {
+// Record sets every metric from a finished pass; end is the wall-clock
+// time the pass ended. The pass succeeded when the run exits 0: its status
+// is ok or leased, no bucket's lifecycle configuration was rejected
+// (Result.RejectedBuckets), and it was not a dry run.
+func (r *Recorder) Record(res *dailyrun.Result, end time.Time) {
 	status := res.Status()
 	for _, s := range statuses {
 		v := 0.0
@@ -154,11 +153,11 @@ func (r *Recorder) Record(res *dailyrun.Result, rep render.RunReport, end time.T
 	if res.AmbiguousSinceNs > 0 {
 		r.ambiguousFrom.Set(float64(res.AmbiguousSinceNs) / 1e9)
 	}
-	r.bucketErrors.Set(float64(len(rep.BucketErrors)))
+	r.bucketErrors.Set(float64(res.RejectedBuckets))
 	r.duration.Set(res.Duration.Seconds())
 	r.lastRun.Set(unixSeconds(end))
 	r.end = end
-	r.succeeded = !res.Unfinished() && len(rep.BucketErrors) == 0 && !res.DryRun
+	r.succeeded = !res.Unfinished() && res.RejectedBuckets == 0 && !res.DryRun
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

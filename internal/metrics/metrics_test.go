@@ -19,7 +19,6 @@ import (
 	"github.com/ilmctl/ilmctl/core/dailyrun"
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
-	"github.com/ilmctl/ilmctl/render"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -57,8 +56,8 @@ func record(res *dailyrun.Result, end time.Time, bucketErrs int, waits ...time.D
 	for _, w := range waits {
 		r.ObserveLimiterWait(w)
 	}
-	rep := render.RunReport{BucketErrors: make([]render.BucketErrorReport, bucketErrs)}
-	r.Record(res, rep, end)
+	res.RejectedBuckets = bucketErrs
+	r.Record(res, end)
 	return r
 }
 
