@@ -24,6 +24,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/ilmctl/ilmctl/core/filer"
 )
@@ -233,7 +234,7 @@ func openDB(dir, path string, mode openMode) (*bolt.DB, error) {
 		}
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout, ReadOnly: mode == modeReadOnly})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, busy
 	}
 	if err != nil {

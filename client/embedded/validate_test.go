@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // goodDB is a whole filer.db built by Load over several transactions, big
@@ -263,7 +264,7 @@ func TestOpenReadOnly(t *testing.T) {
 			t.Errorf("ListBuckets = %v, %v", bs, err)
 		}
 	}
-	if err := r1.WriteFile(ctx, "/x", []byte("1")); !errors.Is(err, bolt.ErrDatabaseReadOnly) {
+	if err := r1.WriteFile(ctx, "/x", []byte("1")); !errors.Is(err, bolterrors.ErrDatabaseReadOnly) {
 		t.Errorf("read-only WriteFile err = %v, want bbolt's ErrDatabaseReadOnly", err)
 	}
 	if w, err := Open(dir, Options{MustExist: true}); err == nil || !strings.Contains(err.Error(), "in use by another ilmctl process") {

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
@@ -73,25 +73,25 @@ func TestConditionalRequests(t *testing.T) {
 		{"PUT If-None-Match: * on an existing key", "--state s3:// creating a cursor", func(t *testing.T, c *itest.S3) string {
 			b := c.CreateBucket(t, "ilmctl-it-cond")
 			c.PutObject(t, b, "k", "first", nil)
-			_, err := c.C.PutObject(ctx(t), &awss3.PutObjectInput{Bucket: aws.String(b), Key: aws.String("k"), Body: strings.NewReader("second"), IfNoneMatch: aws.String("*")})
+			_, err := c.C.PutObject(ctx(t), &s3api.PutObjectInput{Bucket: aws.String(b), Key: aws.String("k"), Body: strings.NewReader("second"), IfNoneMatch: aws.String("*")})
 			return verdict(t, err, body(t, c, b, "k") == "first")
 		}},
 		{"PUT If-Match: <wrong ETag>", "--state s3:// replacing a cursor", func(t *testing.T, c *itest.S3) string {
 			b := c.CreateBucket(t, "ilmctl-it-cond")
 			c.PutObject(t, b, "k", "first", nil)
-			_, err := c.C.PutObject(ctx(t), &awss3.PutObjectInput{Bucket: aws.String(b), Key: aws.String("k"), Body: strings.NewReader("second"), IfMatch: aws.String(wrongIfMatch)})
+			_, err := c.C.PutObject(ctx(t), &s3api.PutObjectInput{Bucket: aws.String(b), Key: aws.String("k"), Body: strings.NewReader("second"), IfMatch: aws.String(wrongIfMatch)})
 			return verdict(t, err, body(t, c, b, "k") == "first")
 		}},
 		{"PUT If-Match: <current ETag>", "--state s3:// replacing a cursor", func(t *testing.T, c *itest.S3) string {
 			b := c.CreateBucket(t, "ilmctl-it-cond")
 			_, etag := c.PutObject(t, b, "k", "first", nil)
-			_, err := c.C.PutObject(ctx(t), &awss3.PutObjectInput{Bucket: aws.String(b), Key: aws.String("k"), Body: strings.NewReader("second"), IfMatch: aws.String(`"` + etag + `"`)})
+			_, err := c.C.PutObject(ctx(t), &s3api.PutObjectInput{Bucket: aws.String(b), Key: aws.String("k"), Body: strings.NewReader("second"), IfMatch: aws.String(`"` + etag + `"`)})
 			return matchVerdict(t, err, body(t, c, b, "k") == "second")
 		}},
 		{"DeleteObject If-Match: <wrong ETag>, no VersionId", "Expiration on an unversioned bucket", func(t *testing.T, c *itest.S3) string {
 			b := c.CreateBucket(t, "ilmctl-it-cond")
 			c.PutObject(t, b, "k", "first", nil)
-			_, err := c.C.DeleteObject(ctx(t), &awss3.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("k"), IfMatch: aws.String(wrongIfMatch)})
+			_, err := c.C.DeleteObject(ctx(t), &s3api.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("k"), IfMatch: aws.String(wrongIfMatch)})
 			vs, _ := c.ListAll(t, b)
 			return verdict(t, err, len(vs) == 1 && vs[0] == "k@null")
 		}},
@@ -99,7 +99,7 @@ func TestConditionalRequests(t *testing.T) {
 			b := c.CreateBucket(t, "ilmctl-it-cond")
 			c.PutVersioning(t, b, "Enabled")
 			v, _ := c.PutObject(t, b, "k", "first", nil)
-			_, err := c.C.DeleteObject(ctx(t), &awss3.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("k"), IfMatch: aws.String(wrongIfMatch)})
+			_, err := c.C.DeleteObject(ctx(t), &s3api.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("k"), IfMatch: aws.String(wrongIfMatch)})
 			vs, _ := c.ListAll(t, b)
 			return verdict(t, err, len(vs) == 1 && vs[0] == "k@"+v)
 		}},
@@ -108,7 +108,7 @@ func TestConditionalRequests(t *testing.T) {
 			c.PutVersioning(t, b, "Enabled")
 			v1, _ := c.PutObject(t, b, "k", "first", nil)
 			v2, _ := c.PutObject(t, b, "k", "second", nil)
-			_, err := c.C.DeleteObject(ctx(t), &awss3.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("k"), VersionId: aws.String(v1), IfMatch: aws.String(wrongIfMatch)})
+			_, err := c.C.DeleteObject(ctx(t), &s3api.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("k"), VersionId: aws.String(v1), IfMatch: aws.String(wrongIfMatch)})
 			vs, _ := c.ListAll(t, b)
 			return verdict(t, err, len(vs) == 2 && matchSet(vs, []string{"k@" + v1, "k@" + v2}))
 		}},
@@ -117,14 +117,14 @@ func TestConditionalRequests(t *testing.T) {
 			c.PutVersioning(t, b, "Enabled")
 			v1, etag := c.PutObject(t, b, "k", "first", nil)
 			v2, _ := c.PutObject(t, b, "k", "second", nil)
-			_, err := c.C.DeleteObject(ctx(t), &awss3.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("k"), VersionId: aws.String(v1), IfMatch: aws.String(`"` + etag + `"`)})
+			_, err := c.C.DeleteObject(ctx(t), &s3api.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("k"), VersionId: aws.String(v1), IfMatch: aws.String(`"` + etag + `"`)})
 			vs, _ := c.ListAll(t, b)
 			return matchVerdict(t, err, len(vs) == 1 && vs[0] == "k@"+v2)
 		}},
 		{"DeleteObject If-Match: <current ETag>, no VersionId", "an Expiration that still applies", func(t *testing.T, c *itest.S3) string {
 			b := c.CreateBucket(t, "ilmctl-it-cond")
 			_, etag := c.PutObject(t, b, "k", "first", nil)
-			_, err := c.C.DeleteObject(ctx(t), &awss3.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("k"), IfMatch: aws.String(`"` + etag + `"`)})
+			_, err := c.C.DeleteObject(ctx(t), &s3api.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("k"), IfMatch: aws.String(`"` + etag + `"`)})
 			vs, _ := c.ListAll(t, b)
 			return matchVerdict(t, err, len(vs) == 0)
 		}},
@@ -191,7 +191,7 @@ func status(err error) string {
 
 func body(t *testing.T, c *itest.S3, bucket, key string) string {
 	t.Helper()
-	out, err := c.C.GetObject(ctx(t), &awss3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	out, err := c.C.GetObject(ctx(t), &s3api.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	if err != nil {
 		t.Fatalf("get %s/%s: %v", bucket, key, err)
 	}

@@ -26,7 +26,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	s3store "github.com/ilmctl/ilmctl/client/s3"
 	"github.com/ilmctl/ilmctl/commands/run"
@@ -492,7 +492,7 @@ func TestCheckCAS(t *testing.T) {
 		}
 	}
 	// The scratch bucket is gone.
-	out, lerr := c.C.ListBuckets(context.Background(), &awss3.ListBucketsInput{})
+	out, lerr := c.C.ListBuckets(context.Background(), &s3api.ListBucketsInput{})
 	if lerr != nil {
 		t.Fatal(lerr)
 	}
@@ -630,7 +630,7 @@ func ageBucket(t *testing.T, c *itest.S3, bucket string, d time.Duration) {
 	t.Helper()
 	ctx := context.Background()
 	fs := itest.OpenFiler(t, itest.FilerEnv(t))
-	in := &awss3.ListObjectVersionsInput{Bucket: aws.String(bucket)}
+	in := &s3api.ListObjectVersionsInput{Bucket: aws.String(bucket)}
 	for {
 		out, err := c.C.ListObjectVersions(ctx, in)
 		if err != nil {

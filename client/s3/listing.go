@@ -105,7 +105,7 @@ func (e *xmlEntry) version(marker bool) (filer.Version, error) {
 	v.MtimeNs = t.UnixNano()
 	if !marker {
 		if _, err := fmt.Sscan(e.Size, &v.Size); err != nil || v.Size < 0 {
-			return v, fmt.Errorf("Size %q", e.Size)
+			return v, fmt.Errorf("Size %q", e.Size) //nolint:staticcheck // ST1005: Size is the XML element, named as IsLatest and LastModified are above
 		}
 	}
 	return v, nil

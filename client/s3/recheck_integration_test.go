@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -100,7 +100,7 @@ func putTags(t *testing.T, c *itest.S3, bucket, key string, tags map[string]stri
 	for k, v := range tags {
 		set = append(set, types.Tag{Key: aws.String(k), Value: aws.String(v)})
 	}
-	if _, err := c.C.PutObjectTagging(context.Background(), &awss3.PutObjectTaggingInput{
+	if _, err := c.C.PutObjectTagging(context.Background(), &s3api.PutObjectTaggingInput{
 		Bucket: aws.String(bucket), Key: aws.String(key), Tagging: &types.Tagging{TagSet: set},
 	}); err != nil {
 		t.Fatalf("put tagging %s/%s: %v", bucket, key, err)
@@ -150,7 +150,7 @@ func TestLargeObjectETagOnDelete(t *testing.T) {
 					t.Fatalf("ListObjects = %+v, %v", objs, err)
 				}
 				listed := objs[0].Versions[0]
-				in := &awss3.HeadObjectInput{Bucket: aws.String(b), Key: aws.String("big")}
+				in := &s3api.HeadObjectInput{Bucket: aws.String(b), Key: aws.String("big")}
 				if versioning != "" {
 					in.VersionId = aws.String(listed.VersionID)
 				}
@@ -159,7 +159,7 @@ func TestLargeObjectETagOnDelete(t *testing.T) {
 					t.Fatal(err)
 				}
 				headETag := strings.Trim(aws.ToString(head.ETag), `"`)
-				v2, err := c.C.ListObjectsV2(ctx, &awss3.ListObjectsV2Input{Bucket: aws.String(b)})
+				v2, err := c.C.ListObjectsV2(ctx, &s3api.ListObjectsV2Input{Bucket: aws.String(b)})
 				if err != nil || len(v2.Contents) != 1 {
 					t.Fatalf("ListObjectsV2 = %+v, %v", v2, err)
 				}
@@ -181,7 +181,7 @@ func TestLargeObjectETagOnDelete(t *testing.T) {
 				if listed.ETag != headETag {
 					// What kept the object forever before: If-Match with the
 					// listing's ETag is refused.
-					_, err := c.C.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("big"), IfMatch: aws.String(`"` + listed.ETag + `"`)})
+					_, err := c.C.DeleteObject(ctx, &s3api.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("big"), IfMatch: aws.String(`"` + listed.ETag + `"`)})
 					if err == nil {
 						t.Fatalf("DeleteObject with the listing's ETag %s succeeded; want 412", listed.ETag)
 					}

@@ -127,19 +127,6 @@ func (e *errDispatch) Error() string {
 }
 func (e *errDispatch) Unwrap() error { return e.err }
 
-// handle counts a match and, when due, dispatches it and waits for the
-// outcome. pending is true for a match not yet due. A non-nil error means
-// the dispatch did not complete (RETRY_LATER, BLOCKED, STUCK, transport
-// error after retries, or cancellation). act is the compiled action (rule
-// and kind) that made m.
-func (p *pass) handle(ctx context.Context, s *shardRun, source Source, bucket string, up *filer.Upload, vt *versionTarget, m lifecycle.Match, act *engine.CompiledAction) (pending bool, err error) {
-	job, pending := p.prepare(s, source, bucket, up, vt, m, act)
-	if job == nil {
-		return pending, nil
-	}
-	return false, p.dispatch(ctx, s, job)
-}
-
 // dispatchJob is one due action ready to dispatch.
 type dispatchJob struct {
 	a       Action

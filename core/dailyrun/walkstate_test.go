@@ -373,7 +373,7 @@ func TestResumedWalkKeepsTheFirstFloor(t *testing.T) {
 				if s.Cursor.TsNs != floor1 || s.Recovery != RecoveryRuleEdit {
 					t.Fatalf("rule edit rewound to %v, want the first attempt's floor %v", time.Unix(0, s.Cursor.TsNs).UTC(), time.Unix(0, floor1).UTC())
 				}
-				res, _ = cutPass(t, st, snap, t2.Add(time.Hour), cut{}, only)
+				cutPass(t, st, snap, t2.Add(time.Hour), cut{}, only)
 			} else if got := st.subscribed[len(st.subscribed)-1][0]; got != floor1 {
 				t.Fatalf("cold start replayed from %v, want the first attempt's floor %v", time.Unix(0, got).UTC(), time.Unix(0, floor1).UTC())
 			}

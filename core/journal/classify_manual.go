@@ -47,10 +47,10 @@ func (c *classifier) scope(e *entry, s *manualjob.Scope) {
 	case j != nil:
 		e.rec.DecidedBy = jobKey
 		r := jobRow(j, c.now)
-		switch {
-		case r.c == Terminal:
+		switch r.c {
+		case Terminal:
 			setOut(e, Terminal, SkipTerminal, fmt.Sprintf("leftover admission of a %s job; startup recovery skips it and the next claimant replaces it", j.State))
-		case r.c == Active:
+		case Active:
 			if leaseLive(c.now, s.LeaseExpiresAtUnixNanos) || j.LeaseID == s.LeaseID {
 				setOut(e, Active, LeaveToOwner, "the job it names holds a live lease")
 			} else {

@@ -441,7 +441,7 @@ func (a *abandonRun) converge(d *Disposition, etag string) error {
 		next.Revision++
 		next.State = Applying
 		if etag, err = casExact(a.ctx, a.pools[0], d.Key(), next.Encode(), etag); err != nil {
-			return a.lost(d.Key(), fmt.Errorf("Prepared -> Applying: %w", err))
+			return a.lost(d.Key(), fmt.Errorf("disposition Prepared -> Applying: %w", err))
 		}
 		a.dispETag = etag
 		*d = next
@@ -474,7 +474,7 @@ func (a *abandonRun) converge(d *Disposition, etag string) error {
 		next.State = Completed
 		next.CompletedAtUnixNanos = a.req.Clock().UnixNano()
 		if _, err = casExact(a.ctx, a.pools[0], d.Key(), next.Encode(), etag); err != nil {
-			return a.lost(d.Key(), fmt.Errorf("Applying -> Completed: %w", err))
+			return a.lost(d.Key(), fmt.Errorf("disposition Applying -> Completed: %w", err))
 		}
 		*d = next
 		a.owned = false

@@ -164,7 +164,7 @@ func CreateExport(ctx context.Context, pools []metastore.Store, controlID string
 }
 
 func createExport(ctx context.Context, pools []metastore.Store, ctl *Control, etag string, r *Receipt, opt ExportOptions) (*ExportResult, error) {
-	in, err := inspectControl(ctx, pools, ctl, etag, InspectOptions{Clock: opt.Clock, Actor: opt.Actor, Nonce: opt.Nonce})
+	in, err := inspectControl(ctx, pools, ctl, etag, InspectOptions(opt))
 	if err != nil {
 		return nil, err
 	}

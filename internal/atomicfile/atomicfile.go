@@ -40,7 +40,7 @@ func WriteFileMode(path string, data []byte, mode fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	defer f.Cleanup()
+	defer func() { _ = f.Cleanup() }() // a no-op once the file is in place
 	if _, err := f.Write(data); err != nil {
 		return err
 	}

@@ -300,7 +300,7 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	defer g.mu.Unlock()
 	if req.Method == http.MethodGet && req.URL.Path == "/metrics" {
 		g.gets++
-		io.WriteString(w, g.exposed)
+		_, _ = io.WriteString(w, g.exposed)
 		return
 	}
 	dec := expfmt.NewDecoder(req.Body, expfmt.ResponseFormat(req.Header))
