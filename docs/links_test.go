@@ -56,7 +56,7 @@ func TestDocReferencesResolve(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".bin" || d.Name() == "testdata") {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".md")) {
