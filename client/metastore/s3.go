@@ -172,9 +172,19 @@ func (s *S3) List(ctx context.Context, prefix, token string, limit int) (core.Pa
 	return p, nil
 }
 
+// oneAttempt turns the SDK's retries off for a conditional write: one
+// call is one request. A resent write whose first attempt was applied but
+// whose answer was lost (a reset, a 500, a 503 SlowDown) would meet its
+// own result and answer ErrExists, ErrPreconditionFailed or ErrNotFound,
+// a conflict that never happened. Without the resend the caller sees the
+// transport or server error, none of the three, and a rerun reads the
+// pool again (docs/design/recovery.md#metadata-store-write-contract).
+// Reads keep the SDK's standard retries: they change nothing.
+func oneAttempt(o *s3.Options) { o.Retryer = aws.NopRetryer{} }
+
 // PutIfAbsent uses If-None-Match: *.
 func (s *S3) PutIfAbsent(ctx context.Context, key string, data []byte) (string, error) {
-	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), Body: bytes.NewReader(data), IfNoneMatch: aws.String("*")})
+	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), Body: bytes.NewReader(data), IfNoneMatch: aws.String("*")}, oneAttempt)
 	if err != nil {
 		return "", s.conditionalErr(ctx, key, err, true)
 	}
@@ -183,7 +193,7 @@ func (s *S3) PutIfAbsent(ctx context.Context, key string, data []byte) (string, 
 
 // PutIfMatch uses If-Match.
 func (s *S3) PutIfMatch(ctx context.Context, key string, data []byte, etag string) (string, error) {
-	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), Body: bytes.NewReader(data), IfMatch: aws.String(`"` + etag + `"`)})
+	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), Body: bytes.NewReader(data), IfMatch: aws.String(`"` + etag + `"`)}, oneAttempt)
 	if err != nil {
 		return "", s.conditionalErr(ctx, key, err, false)
 	}
@@ -198,7 +208,7 @@ func (s *S3) DeleteIfMatch(ctx context.Context, key, etag string) error {
 	if err := s.CheckConditionalDelete(ctx); err != nil {
 		return err
 	}
-	_, err := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), IfMatch: aws.String(`"` + etag + `"`)})
+	_, err := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), IfMatch: aws.String(`"` + etag + `"`)}, oneAttempt)
 	if err != nil {
 		return s.conditionalErr(ctx, key, err, false)
 	}
