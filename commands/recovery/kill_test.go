@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/spf13/cobra"
 
 	clientmeta "github.com/ilmctl/ilmctl/client/metastore"
@@ -137,7 +137,7 @@ func (w *writes) do(s metastore.Store, op, key string, fn func() error) error {
 				return nil
 			})
 		case *clientmeta.S3:
-			clientmeta.WrapHTTPClient(d, func(c awss3.HTTPClient) awss3.HTTPClient {
+			clientmeta.WrapHTTPClient(d, func(c s3api.HTTPClient) s3api.HTTPClient {
 				return halfSent{fmt.Sprintf("%s %s mid", op, key)}
 			})
 		default:

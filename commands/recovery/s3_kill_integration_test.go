@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ilmctl/ilmctl/internal/itest"
 )
@@ -46,7 +46,7 @@ func (p s3KillPools) publish(t *testing.T, a, b string) (string, string, string)
 	t.Helper()
 	for _, prefix := range []string{"pool-a", "pool-b", "empty"} {
 		for key := range p.files(t, p.url(prefix)) {
-			if _, err := p.admin.C.DeleteObject(t.Context(), &awss3.DeleteObjectInput{Bucket: &p.bucket, Key: aws.String(prefix + "/" + key)}); err != nil {
+			if _, err := p.admin.C.DeleteObject(t.Context(), &s3api.DeleteObjectInput{Bucket: &p.bucket, Key: aws.String(prefix + "/" + key)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -65,14 +65,14 @@ func (p s3KillPools) files(t *testing.T, pool string) map[string][]byte {
 	t.Helper()
 	prefix := strings.TrimPrefix(pool, p.url("")) + "/"
 	m := map[string][]byte{}
-	in := &awss3.ListObjectsV2Input{Bucket: &p.bucket, Prefix: &prefix}
+	in := &s3api.ListObjectsV2Input{Bucket: &p.bucket, Prefix: &prefix}
 	for {
 		out, err := p.admin.C.ListObjectsV2(t.Context(), in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, o := range out.Contents {
-			g, err := p.admin.C.GetObject(t.Context(), &awss3.GetObjectInput{Bucket: &p.bucket, Key: o.Key})
+			g, err := p.admin.C.GetObject(t.Context(), &s3api.GetObjectInput{Bucket: &p.bucket, Key: o.Key})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -43,8 +43,6 @@ func (k *killingStore) LifecycleDelete(ctx context.Context, req filer.DeleteRequ
 // while the first completed (DONE), every action is its key's shard's,
 // and every day with no kill leaves what a walk of every rule leaves:
 // nothing dropped, no second delete marker.
-var maxHosts, withKills = 2, true
-
 func TestEachTargetHasOneOwner(t *testing.T) {
 	snap := diffSnapshot()
 	for _, seed := range []uint64{21, 22, 23, 24, 25, 26} {
