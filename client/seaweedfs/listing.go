@@ -8,9 +8,9 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/seaweedfs/seaweedfs/weed/pb/filer_pb"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ilmctl/ilmctl/core/filer"
 )
@@ -222,32 +222,27 @@ func (s *Store) assembleAll(ctx context.Context, bucket string, items []*objItem
 		err   error
 	}
 	res := make([]result, len(items))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var failOnce sync.Once
-	var failed error // the failure that cancelled the rest
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, listAhead)
+	// The first failure that is not a key's own cancels the listings
+	// still running and is the batch's error.
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(listAhead)
 	for i, it := range items {
 		if it.parts.versions == nil {
 			// Nothing to list: assembled here, without a goroutine.
 			res[i].obj, res[i].found, res[i].err = s.assembleParts(ctx, bucket, it.dir, it.parts)
 			continue
 		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		g.Go(func() error {
 			r := &res[i]
 			r.obj, r.found, r.err = s.assembleParts(ctx, bucket, it.dir, it.parts)
 			if r.err != nil && filer.AsKeyError(r.err) == nil {
-				failOnce.Do(func() { failed = r.err; cancel() }) // the batch fails: stop listing the rest
+				return r.err
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	if failed != nil {
-		return nil, failed
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	out := make([]filer.Object, 0, len(items))
 	for i, r := range res {
