@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -19,14 +20,38 @@ import (
 // s3Answers is an S3 endpoint on loopback that answers each conditional
 // write (PUT, DELETE) with the next status of answers (the last one
 // repeats) and every HEAD with 200, and counts the requests by method.
+// The conditional-delete probe under ProbePrefix is answered apart, as a
+// server that honours If-Match does, and not counted.
 type s3Answers struct {
 	mu      sync.Mutex
 	answers []int
 	count   map[string]int
+	probe   bool // the probe object exists
 }
 
 func (a *s3Answers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
+	if strings.Contains(r.URL.Path, "/"+clientmeta.ProbePrefix) {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		switch {
+		case r.Method == http.MethodPut:
+			a.probe = true
+			w.Header().Set("ETag", `"probe"`)
+		case r.Method == http.MethodHead && a.probe:
+			w.Header().Set("ETag", `"probe"`)
+		case r.Method == http.MethodHead:
+			w.WriteHeader(http.StatusNotFound)
+		case r.Header.Get("If-Match") == `"probe"` || r.Header.Get("If-Match") == "":
+			a.probe = false
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusPreconditionFailed)
+			fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>PreconditionFailed</Message></Error>`)
+		}
+		return
+	}
 	a.mu.Lock()
 	n := a.count[r.Method]
 	a.count[r.Method]++

@@ -71,7 +71,7 @@ func (s *S3) probe(ctx context.Context) (err error) {
 	}
 	rel := ProbePrefix + hex.EncodeToString(r[:])
 	key := aws.String(s.prefix + rel)
-	put, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: key, Body: strings.NewReader(probeBody), IfNoneMatch: aws.String("*")})
+	put, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: key, Body: strings.NewReader(probeBody), IfNoneMatch: aws.String("*")}, oneAttempt)
 	if err != nil {
 		return fmt.Errorf("%s: conditional-delete probe: write %s: %w", s.name, rel, err)
 	}
@@ -91,7 +91,7 @@ func (s *S3) probe(ctx context.Context) (err error) {
 		return fmt.Errorf("%s: %w: %s; %s", s.name, core.ErrConditionalDeleteUnsupported, what, probeFix)
 	}
 
-	_, derr := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: key, IfMatch: aws.String(probeWrongETag)})
+	_, derr := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: key, IfMatch: aws.String(probeWrongETag)}, oneAttempt)
 	switch {
 	case derr == nil:
 		present, err := s.probePresent(ctx, key)
@@ -117,7 +117,7 @@ func (s *S3) probe(ctx context.Context) (err error) {
 		return unsupported("a DELETE with a wrong If-Match answered 412 but removed the probe")
 	}
 
-	_, derr = s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: key, IfMatch: put.ETag})
+	_, derr = s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: key, IfMatch: put.ETag}, oneAttempt)
 	switch {
 	case derr == nil:
 	case probeStatus(derr) == 412 || probeStatus(derr) == 501 || probeStatus(derr) == 400:
