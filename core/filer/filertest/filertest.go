@@ -44,17 +44,49 @@ type Version struct {
 	LegalHold    bool
 }
 
-// Harness is one store under the contract. New returns a store holding
-// buckets, whose clock (for Object Lock) is Now.
+// Harness is one store under the contract. Exactly one of New and Live
+// is set.
 type Harness struct {
+	// New returns a store holding buckets under the names and IDs the
+	// scenario gives them, whose clock (for Object Lock) is Now.
 	New func(t *testing.T, buckets []Bucket) filer.Store
+	// Live writes buckets on a live server through its API and returns the
+	// store with the bucket names and IDs the server gave them. The
+	// server stamps versions and uploads with its own clock, in the order
+	// the scenario writes them; no scenario reads a time beyond comparing
+	// identities. A scenario the server cannot be set up for is skipped
+	// with t.Skipf saying why, never passed silently.
+	Live func(t *testing.T, buckets []Bucket) Subject
+	// UploadsByInitiation says that uploads of one key list oldest first,
+	// as AWS's ListMultipartUploads orders them, rather than by upload ID
+	// as a filer lists its uploads directory.
+	UploadsByInitiation bool
+}
+
+// Subject is a store holding a scenario's buckets.
+type Subject struct {
+	Store filer.Store
+	// Buckets maps a scenario's bucket name to the store's; IDs maps a
+	// scenario's version, delete marker or upload ID (unique within a
+	// scenario) to the store's. A name absent from a map is the store's
+	// own.
+	Buckets, IDs map[string]string
+}
+
+func (s Subject) bucket(name string) string { return or(s.Buckets[name], name) }
+func (s Subject) id(id string) string       { return or(s.IDs[id], id) }
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 func day(n int) time.Time { return Now.AddDate(0, 0, -n) }
 
 // Run runs every scenario, each on a fresh store.
 func Run(t *testing.T, h Harness) {
-	ctx := context.Background()
 	ver := func(key string, vs ...Version) []Bucket {
 		return []Bucket{{Name: "b", Versioning: filer.VersioningEnabled, ObjectLock: true, Objects: []Object{{Key: key, Versions: vs}}}}
 	}
@@ -63,79 +95,79 @@ func Run(t *testing.T, h Harness) {
 	for _, sc := range []struct {
 		name    string
 		buckets []Bucket
-		run     func(t *testing.T, st filer.Store)
+		run     func(t *testing.T, s Subject)
 	}{
-		{"a changed identity is NOOP_RESOLVED and deletes nothing", three, func(t *testing.T, st filer.Store) {
-			id := version(t, st, "b", "k", "v1").Identity()
+		{"a changed identity is NOOP_RESOLVED and deletes nothing", three, func(t *testing.T, s Subject) {
+			id := version(t, s, "b", "k", "v1").Identity()
 			for _, change := range []func(*filer.Identity){
-				func(i *filer.Identity) { i.MtimeNs++ },
+				func(i *filer.Identity) { i.MtimeNs += int64(time.Second) }, // a second: S3 dates carry no finer
 				func(i *filer.Identity) { i.Size++ },
 				func(i *filer.Identity) { i.VersionID = "v0" },
 			} {
 				stale := id
 				change(&stale)
-				outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: stale, Applies: yes}, filer.OutcomeNoopResolved)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: stale, Applies: yes}, filer.OutcomeNoopResolved)
 			}
-			ids(t, st, "b", "k", "v3", "v2", "v1")
+			ids(t, s, "b", "k", "v3", "v2", "v1")
 		}},
-		{"a noncurrent action on the latest version is NOOP_RESOLVED", three, func(t *testing.T, st filer.Store) {
+		{"a noncurrent action on the latest version is NOOP_RESOLVED", three, func(t *testing.T, s Subject) {
 			for _, k := range []lifecycle.ActionKind{lifecycle.NoncurrentDays, lifecycle.NewerNoncurrent} {
-				outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(k), Expected: version(t, st, "b", "k", "v3").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(k), Expected: version(t, s, "b", "k", "v3").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
 			}
-			ids(t, st, "b", "k", "v3", "v2", "v1")
+			ids(t, s, "b", "k", "v3", "v2", "v1")
 		}},
-		{"an expiration of a noncurrent version is NOOP_RESOLVED", three, func(t *testing.T, st filer.Store) {
-			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, st, "b", "k", "v2").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
-			ids(t, st, "b", "k", "v3", "v2", "v1")
+		{"an expiration of a noncurrent version is NOOP_RESOLVED", three, func(t *testing.T, s Subject) {
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", "v2").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
+			ids(t, s, "b", "k", "v3", "v2", "v1")
 		}},
-		{"Applies false is NOOP_RESOLVED, and sees the key as the store holds it", three, func(t *testing.T, st filer.Store) {
+		{"Applies false is NOOP_RESOLVED, and sees the key as the store holds it", three, func(t *testing.T, s Subject) {
 			var seen []string
 			no := func(o *filer.Object, idx int) bool {
 				for _, v := range o.Versions {
 					seen = append(seen, v.VersionID)
 				}
-				return o.Versions[idx].VersionID != "v1"
+				return o.Versions[idx].VersionID != s.id("v1")
 			}
-			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, st, "b", "k", "v1").Identity(), Applies: no}, filer.OutcomeNoopResolved)
-			if !slices.Equal(seen, []string{"v3", "v2", "v1"}) {
-				t.Errorf("Applies saw %v, want v3 v2 v1", seen)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "v1").Identity(), Applies: no}, filer.OutcomeNoopResolved)
+			if want := s.ids("v3", "v2", "v1"); !slices.Equal(seen, want) {
+				t.Errorf("Applies saw %v, want %v", seen, want)
 			}
-			ids(t, st, "b", "k", "v3", "v2", "v1")
+			ids(t, s, "b", "k", "v3", "v2", "v1")
 		}},
-		{"an expiration on a versioned bucket writes a delete marker over the latest", three, func(t *testing.T, st filer.Store) {
-			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, st, "b", "k", "v3").Identity(), Applies: yes}, filer.OutcomeDone)
-			obj := lookup(t, st, "b", "k")
-			if len(obj.Versions) != 4 || !obj.Versions[0].DeleteMarker || !obj.Versions[0].IsLatest || obj.Versions[1].VersionID != "v3" || obj.Versions[1].IsLatest {
-				t.Errorf("after expiration %v, want a latest delete marker over v3 v2 v1", render(obj))
+		{"an expiration on a versioned bucket writes a delete marker over the latest", three, func(t *testing.T, s Subject) {
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", "v3").Identity(), Applies: yes}, filer.OutcomeDone)
+			obj := lookup(t, s, "b", "k")
+			if len(obj.Versions) != 4 || !obj.Versions[0].DeleteMarker || !obj.Versions[0].IsLatest || obj.Versions[1].VersionID != s.id("v3") || obj.Versions[1].IsLatest {
+				t.Errorf("after expiration %v, want a latest delete marker over %v", render(obj), s.ids("v3", "v2", "v1"))
 			}
 			// The marker is not alone: ExpiredDeleteMarker leaves it.
-			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: obj.Versions[0].Identity(), Applies: yes}, filer.OutcomeNoopResolved)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: obj.Versions[0].Identity(), Applies: yes}, filer.OutcomeNoopResolved)
 		}},
-		{"a lone delete marker is removed", ver("k", Version{ID: "d1", Mtime: day(10), DeleteMarker: true}), func(t *testing.T, st filer.Store) {
-			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: version(t, st, "b", "k", "d1").Identity(), Applies: yes}, filer.OutcomeDone)
-			if _, found, err := st.LookupObject(ctx, "b", "k"); err != nil || found {
+		{"a lone delete marker is removed", ver("k", Version{ID: "d1", Mtime: day(10), DeleteMarker: true}), func(t *testing.T, s Subject) {
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: version(t, s, "b", "k", "d1").Identity(), Applies: yes}, filer.OutcomeDone)
+			if _, found, err := s.Store.LookupObject(context.Background(), s.bucket("b"), "k"); err != nil || found {
 				t.Errorf("after removing the lone marker: found %v, %v", found, err)
 			}
 		}},
-		{"a noncurrent delete removes only that version", three, func(t *testing.T, st filer.Store) {
-			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, st, "b", "k", "v2").Identity(), Applies: yes}, filer.OutcomeDone)
-			ids(t, st, "b", "k", "v3", "v1")
-			if !lookup(t, st, "b", "k").Versions[0].IsLatest {
+		{"a noncurrent delete removes only that version", three, func(t *testing.T, s Subject) {
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "v2").Identity(), Applies: yes}, filer.OutcomeDone)
+			ids(t, s, "b", "k", "v3", "v1")
+			if !lookup(t, s, "b", "k").Versions[0].IsLatest {
 				t.Error("v3 is no longer the latest")
 			}
 		}},
-		{"a version under legal hold is SKIPPED_OBJECT_LOCK", ver("k", Version{ID: "h1", Mtime: day(30), Size: 1, LegalHold: true}, Version{ID: "h2", Mtime: day(20), Size: 2}), func(t *testing.T, st filer.Store) {
-			outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, st, "b", "k", "h1").Identity(), Applies: yes}, filer.OutcomeSkippedObjectLock)
-			ids(t, st, "b", "k", "h2", "h1")
+		{"a version under legal hold is SKIPPED_OBJECT_LOCK", ver("k", Version{ID: "h1", Mtime: day(30), Size: 1, LegalHold: true}, Version{ID: "h2", Mtime: day(20), Size: 2}), func(t *testing.T, s Subject) {
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "h1").Identity(), Applies: yes}, filer.OutcomeSkippedObjectLock)
+			ids(t, s, "b", "k", "h2", "h1")
 		}},
 		{"an expiration on a suspended bucket replaces the null version with a null delete marker",
 			[]Bucket{{Name: "b", Versioning: filer.VersioningSuspended, Objects: []Object{{Key: "k", Versions: []Version{
 				{ID: "x1", Mtime: day(30), Size: 1}, {ID: filer.NullVersionID, Mtime: day(20), Size: 2}}}}}},
-			func(t *testing.T, st filer.Store) {
-				outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, st, "b", "k", filer.NullVersionID).Identity(), Applies: yes}, filer.OutcomeDone)
-				obj := lookup(t, st, "b", "k")
-				if len(obj.Versions) != 2 || obj.Versions[0].VersionID != filer.NullVersionID || !obj.Versions[0].DeleteMarker || obj.Versions[1].VersionID != "x1" {
-					t.Errorf("after expiration %v, want a null delete marker over x1", render(obj))
+			func(t *testing.T, s Subject) {
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", filer.NullVersionID).Identity(), Applies: yes}, filer.OutcomeDone)
+				obj := lookup(t, s, "b", "k")
+				if len(obj.Versions) != 2 || obj.Versions[0].VersionID != filer.NullVersionID || !obj.Versions[0].DeleteMarker || obj.Versions[1].VersionID != s.id("x1") {
+					t.Errorf("after expiration %v, want a null delete marker over %s", render(obj), s.id("x1"))
 				}
 			}},
 		{"uploads list in (key, upload ID) order, page after page",
@@ -143,14 +175,14 @@ func Run(t *testing.T, h Harness) {
 				{Key: "z", UploadID: "u1", Initiated: day(5)}, {Key: "a", UploadID: "u9", Initiated: day(5)},
 				{Key: "m", UploadID: "u2", Initiated: day(5)}, {Key: "a", UploadID: "u3", Initiated: day(5)},
 				{Key: "b", UploadID: "u0", Initiated: day(5)}}}},
-			func(t *testing.T, st filer.Store) {
+			func(t *testing.T, s Subject) {
 				var got []string
 				after := ""
 				for pages := 0; ; pages++ {
 					if pages > 5 {
 						t.Fatalf("no end of listing after %d pages: %v", pages, got)
 					}
-					ups, next, err := st.ListUploads(ctx, "b", after, 2)
+					ups, next, err := s.Store.ListUploads(context.Background(), s.bucket("b"), after, 2)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -162,50 +194,78 @@ func Run(t *testing.T, h Harness) {
 					}
 					after = next
 				}
-				want := []string{"a/u3", "a/u9", "b/u0", "m/u2", "z/u1"}
+				// Within key a, u9 was initiated first.
+				a := []string{"a/" + s.id("u3"), "a/" + s.id("u9")}
+				if h.UploadsByInitiation {
+					a[0], a[1] = a[1], a[0]
+				} else {
+					slices.Sort(a)
+				}
+				want := append(a, "b/"+s.id("u0"), "m/"+s.id("u2"), "z/"+s.id("u1"))
 				if !slices.Equal(got, want) {
 					t.Errorf("listed %v, want %v", got, want)
 				}
-				outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "a", Kind: string(lifecycle.AbortMPU), Expected: filer.Identity{UploadID: "u9"}}, filer.OutcomeDone)
-				outcome(t, st, filer.DeleteRequest{Bucket: "b", Key: "a", Kind: string(lifecycle.AbortMPU), Expected: filer.Identity{UploadID: "u9"}}, filer.OutcomeNoopResolved)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "a", Kind: string(lifecycle.AbortMPU), Expected: filer.Identity{UploadID: "u9"}}, filer.OutcomeDone)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "a", Kind: string(lifecycle.AbortMPU), Expected: filer.Identity{UploadID: "u9"}}, filer.OutcomeNoopResolved)
 			}},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
-			sc.run(t, h.New(t, sc.buckets))
+			var s Subject
+			if h.Live != nil {
+				s = h.Live(t, sc.buckets)
+			} else {
+				s = Subject{Store: h.New(t, sc.buckets)}
+			}
+			sc.run(t, s)
 		})
 	}
 }
 
-func lookup(t *testing.T, st filer.Store, bucket, key string) filer.Object {
+// ids maps scenario IDs to the store's.
+func (s Subject) ids(ids ...string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = s.id(id)
+	}
+	return out
+}
+
+func lookup(t *testing.T, s Subject, bucket, key string) filer.Object {
 	t.Helper()
-	obj, found, err := st.LookupObject(context.Background(), bucket, key)
+	obj, found, err := s.Store.LookupObject(context.Background(), s.bucket(bucket), key)
 	if err != nil || !found {
 		t.Fatalf("LookupObject %s/%s: found %v, %v", bucket, key, found, err)
 	}
 	return obj
 }
 
-func version(t *testing.T, st filer.Store, bucket, key, id string) filer.Version {
+func version(t *testing.T, s Subject, bucket, key, id string) filer.Version {
 	t.Helper()
-	obj := lookup(t, st, bucket, key)
-	i := slices.IndexFunc(obj.Versions, func(v filer.Version) bool { return v.VersionID == id })
+	obj := lookup(t, s, bucket, key)
+	i := slices.IndexFunc(obj.Versions, func(v filer.Version) bool { return v.VersionID == s.id(id) })
 	if i < 0 {
-		t.Fatalf("%s/%s has no version %s: %v", bucket, key, id, render(obj))
+		t.Fatalf("%s/%s has no version %s (%s): %v", bucket, key, id, s.id(id), render(obj))
 	}
 	return obj.Versions[i]
 }
 
-func outcome(t *testing.T, st filer.Store, req filer.DeleteRequest, want filer.Outcome) {
+// outcome sends req, its bucket and upload ID named as the scenario names
+// them, and fails t unless the store answers want.
+func outcome(t *testing.T, s Subject, req filer.DeleteRequest, want filer.Outcome) {
 	t.Helper()
-	got, err := st.LifecycleDelete(context.Background(), req)
+	req.Bucket = s.bucket(req.Bucket)
+	if req.Expected.UploadID != "" {
+		req.Expected.UploadID = s.id(req.Expected.UploadID)
+	}
+	got, err := s.Store.LifecycleDelete(context.Background(), req)
 	if err != nil || got != want {
 		t.Fatalf("%s of %s@%s%s = %s, %v; want %s", req.Kind, req.Key, req.Expected.VersionID, req.Expected.UploadID, got, err, want)
 	}
 }
 
-func ids(t *testing.T, st filer.Store, bucket, key string, want ...string) {
+func ids(t *testing.T, s Subject, bucket, key string, want ...string) {
 	t.Helper()
-	if got := render(lookup(t, st, bucket, key)); !slices.Equal(got, want) {
+	if got, want := render(lookup(t, s, bucket, key)), s.ids(want...); !slices.Equal(got, want) {
 		t.Errorf("%s/%s holds %v, want %v", bucket, key, got, want)
 	}
 }
