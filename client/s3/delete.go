@@ -54,7 +54,8 @@ import (
 // when they show the same version, still in place, still selected, with
 // the same HEAD ETag, nobody else resolved it and the same request would
 // be refused on every pass, so the outcome is STUCK; otherwise
-// NOOP_RESOLVED. AbortMPU is AbortMultipartUpload of Expected.UploadID. An
+// NOOP_RESOLVED. AbortMPU is AbortMultipartUpload of Expected.UploadID,
+// after a ListParts of it (NoSuchUpload there is NOOP_RESOLVED too). An
 // unknown kind is BLOCKED. A delete the server leaves unanswered for
 // filer.DeleteTimeout fails with filer.ErrNoAnswer.
 func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
@@ -297,10 +298,20 @@ func (s *Store) abortUpload(ctx context.Context, req filer.DeleteRequest) (filer
 	if req.Expected.UploadID == "" {
 		return filer.OutcomeNoopResolved, nil
 	}
-	_, err := s.c.AbortMultipartUpload(ctx, &s3api.AbortMultipartUploadInput{
+	target := req.Bucket + "/" + req.Key + "#" + req.Expected.UploadID
+	// AWS answers an abort of an upload that is gone with NoSuchUpload;
+	// MinIO answers it with success. ListParts answers NoSuchUpload on
+	// both, so an upload aborted already is NOOP_RESOLVED on every server.
+	_, err := s.c.ListParts(ctx, &s3api.ListPartsInput{
+		Bucket: aws.String(req.Bucket), Key: aws.String(req.Key), UploadId: aws.String(req.Expected.UploadID), MaxParts: aws.Int32(1),
+	})
+	if err != nil {
+		return outcomeOf(err, "ListParts", target)
+	}
+	_, err = s.c.AbortMultipartUpload(ctx, &s3api.AbortMultipartUploadInput{
 		Bucket: aws.String(req.Bucket), Key: aws.String(req.Key), UploadId: aws.String(req.Expected.UploadID),
 	})
-	return outcomeOf(err, "AbortMultipartUpload", req.Bucket+"/"+req.Key+"#"+req.Expected.UploadID)
+	return outcomeOf(err, "AbortMultipartUpload", target)
 }
 
 // outcomeOf maps an S3 response to a LifecycleDelete outcome; see

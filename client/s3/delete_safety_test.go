@@ -25,6 +25,7 @@ type answering struct {
 	status      int // DeleteObject / AbortMultipartUpload answer; 0: fakeS3's own
 	code, msg   string
 	retainUntil time.Time // zero: no retention
+	uploadGone  bool      // ListParts answers NoSuchUpload
 
 	mu      sync.Mutex
 	deletes int
@@ -45,6 +46,13 @@ func (a *answering) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.deletes++
 		a.mu.Unlock()
 		a.fakeS3.ServeHTTP(w, r)
+	case r.Method == http.MethodGet && q.Has("uploadId"): // ListParts
+		if a.uploadGone {
+			w.WriteHeader(404)
+			fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code><Message>gone</Message></Error>`)
+			break
+		}
+		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><ListPartsResult><UploadId>%s</UploadId><IsTruncated>false</IsTruncated></ListPartsResult>`, q.Get("uploadId"))
 	case q.Has("retention") && !a.retainUntil.IsZero():
 		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>%s</RetainUntilDate></Retention>`,
 			a.retainUntil.UTC().Format("2006-01-02T15:04:05.000Z"))
@@ -85,6 +93,7 @@ func TestDeleteSafety(t *testing.T) {
 		// expect changes the identity the pass listed (a stale listing).
 		expect      func(*filer.Identity)
 		uploadID    string
+		uploadGone  bool // ListParts answers NoSuchUpload
 		want        filer.Outcome
 		wantErr     bool
 		wantDeletes int
@@ -127,11 +136,13 @@ func TestDeleteSafety(t *testing.T) {
 		{name: "abort upload", kind: lifecycle.AbortMPU, uploadID: "u1", want: filer.OutcomeDone, wantDeletes: 1},
 		{name: "abort upload: NoSuchUpload", kind: lifecycle.AbortMPU, uploadID: "u1", status: 404, code: "NoSuchUpload",
 			want: filer.OutcomeNoopResolved, wantDeletes: 1},
+		{name: "abort upload gone, though the server would answer the abort with success (MinIO): nothing sent", kind: lifecycle.AbortMPU, uploadID: "u1", uploadGone: true,
+			want: filer.OutcomeNoopResolved, wantDeletes: 0},
 		{name: "abort without an upload ID: nothing sent", kind: lifecycle.AbortMPU, want: filer.OutcomeNoopResolved, wantDeletes: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeS3{t: t, versioned: true, vs: []fakeVersion{cur, nc}}
-			a := &answering{fakeS3: f, status: tc.status, code: tc.code, msg: tc.msg, retainUntil: tc.retainUntil}
+			a := &answering{fakeS3: f, status: tc.status, code: tc.code, msg: tc.msg, retainUntil: tc.retainUntil, uploadGone: tc.uploadGone}
 			if tc.msg == "" {
 				a.msg = tc.code
 			}

@@ -1,6 +1,7 @@
 package s3
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"encoding/xml"
@@ -381,8 +382,8 @@ type uploadMarker struct {
 }
 
 // ListUploads returns one ListMultipartUploads page of at most limit
-// uploads after the opaque marker startAfter, in the server's order
-// (key, then initiation for AWS).
+// uploads after the opaque marker startAfter, each page in AWS's order
+// (key, then initiation), whatever the server's.
 func (s *Store) ListUploads(ctx context.Context, bucket, startAfter string, limit int) ([]filer.Upload, string, error) {
 	if limit <= 0 || limit > maxPage {
 		limit = maxPage
@@ -406,6 +407,12 @@ func (s *Store) ListUploads(ctx context.Context, bucket, startAfter string, limi
 		}
 		ups = append(ups, filer.Upload{Key: aws.ToString(u.Key), UploadID: aws.ToString(u.UploadId), Initiated: u.Initiated.UTC()})
 	}
+	// AWS lists by key, then initiation; MinIO lists a bucket's uploads in
+	// initiation order across keys (and ignores max-uploads). A page is
+	// put in AWS's order here: markers stay the server's own.
+	slices.SortStableFunc(ups, func(a, b filer.Upload) int {
+		return cmp.Or(strings.Compare(a.Key, b.Key), a.Initiated.Compare(b.Initiated))
+	})
 	if !aws.ToBool(out.IsTruncated) {
 		return ups, "", nil
 	}
