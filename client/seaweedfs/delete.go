@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/seaweedfs/seaweedfs/weed/pb/s3_lifecycle_pb"
@@ -56,10 +57,18 @@ var ErrNoAnswer = filer.ErrNoAnswer
 // after the listing — an overwrite, or tags or retention alone — makes the
 // server answer NOOP_RESOLVED. The ETag is not sent: the server does not
 // compare it, and it is either in the Extended map or derived from the
-// chunks, which the hash and the head fid pin. req.Applies is not called:
-// the server re-checks identity and position only, so a predicate another
-// change to the key moved (a NewerNoncurrentVersions rank lowered by the
-// delete of a newer version) is not re-decided on SeaweedFS
+// chunks, which the hash and the head fid pin.
+//
+// The server re-checks identity and position only. For the noncurrent
+// kinds that is not all a rule reads: a version's NewerNoncurrentVersions
+// rank falls when a newer version goes, its identity unchanged. So for
+// NoncurrentDays and NewerNoncurrent with req.Applies set, the key is
+// looked up through the filer first and req.Applies re-decides the rule on
+// that fresh read; false (or the version gone or changed, or the key's
+// layout ambiguous) is NOOP_RESOLVED without a call. The current-version
+// kinds skip the read: everything their rule reads (tags, size, mtime,
+// being the latest or the lone marker) is pinned by the identity and
+// position the server checks, so Applies could only answer as it did
 // (docs/design/daily-run.md#dispatch).
 //
 // An unknown kind, a version kind without a version ID and an identity
@@ -103,6 +112,15 @@ func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 		if err != nil {
 			return filer.OutcomeBlocked, nil
 		}
+		if req.Applies != nil && (kind == s3_lifecycle_pb.ActionKind_NONCURRENT_DAYS || kind == s3_lifecycle_pb.ActionKind_NEWER_NONCURRENT) {
+			still, err := s.stillApplies(ctx, req)
+			if err != nil {
+				return "", err
+			}
+			if !still {
+				return filer.OutcomeNoopResolved, nil
+			}
+		}
 		pb.VersionId = req.Expected.VersionID
 		pb.ExpectedIdentity = &s3_lifecycle_pb.EntryIdentity{
 			MtimeNs: req.Expected.MtimeNs, Size: req.Expected.Size, HeadFid: headFid, ExtendedHash: extHash,
@@ -127,4 +145,24 @@ func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 		return "", fmt.Errorf("LifecycleDelete %s/%s: unknown outcome %v (%s)", req.Bucket, req.Key, resp.GetOutcome(), resp.GetReason())
 	}
 	return out, nil
+}
+
+// stillApplies re-reads req's key through the filer and reports whether
+// the expected version is still there, unchanged, and selected by
+// req.Applies on that read. A read error is returned (the pass retries);
+// an ambiguous layout is not selected: which entry the version ID names is
+// unknown.
+func (s *Store) stillApplies(ctx context.Context, req filer.DeleteRequest) (bool, error) {
+	obj, found, err := s.LookupObject(ctx, req.Bucket, req.Key)
+	if errors.Is(err, filer.ErrAmbiguousLayout) {
+		return false, nil
+	}
+	if err != nil || !found {
+		return false, err
+	}
+	i := slices.IndexFunc(obj.Versions, func(v filer.Version) bool { return v.VersionID == req.Expected.VersionID })
+	if i < 0 || obj.Versions[i].Identity() != req.Expected {
+		return false, nil
+	}
+	return req.Applies(&obj, i), nil
 }

@@ -3,6 +3,7 @@ package seaweedfs
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +180,66 @@ func TestLifecycleDeleteNoAnswer(t *testing.T) {
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, ErrNoAnswer) {
 		t.Errorf("cancelled pass: %v; want context.Canceled", err)
+	}
+}
+
+// TestLifecycleDeleteRedecidesNoncurrent: a noncurrent kind with Applies
+// is re-decided on a fresh filer read before the call (the server checks
+// identity and position only, not a rank that fell); a current-version
+// kind is not, as the identity and position the server checks pin all its
+// rule reads.
+func TestLifecycleDeleteRedecidesNoncurrent(t *testing.T) {
+	yes := func(*filer.Object, int) bool { return true }
+	no := func(*filer.Object, int) bool { return false }
+	for _, tc := range []struct {
+		name      string
+		kind      lifecycle.ActionKind
+		target    string // version decided on
+		applies   func(*filer.Object, int) bool
+		change    func(f *fakeFiler) // after the decision, before the delete
+		want      filer.Outcome
+		wantCalls int
+		wantReads int
+	}{
+		{"noncurrent, still selected: sent", lifecycle.NoncurrentDays, idOld, yes, nil, filer.OutcomeDone, 1, 1},
+		{"newer noncurrent, no longer selected: not sent", lifecycle.NewerNoncurrent, idOld, no, nil, filer.OutcomeNoopResolved, 0, 1},
+		{"noncurrent without Applies: sent unread", lifecycle.NoncurrentDays, idOld, nil, nil, filer.OutcomeDone, 1, 0},
+		{"noncurrent version gone: not sent", lifecycle.NoncurrentDays, idOld, yes, func(f *fakeFiler) {
+			f.dirs["/buckets/b/k.versions"] = f.dirs["/buckets/b/k.versions"][:1]
+		}, filer.OutcomeNoopResolved, 0, 1},
+		{"noncurrent version retagged: not sent", lifecycle.NoncurrentDays, idOld, yes, func(f *fakeFiler) {
+			f.dirs["/buckets/b/k.versions"][1].Extended["X-Amz-Tagging-env"] = []byte("prod")
+		}, filer.OutcomeNoopResolved, 0, 1},
+		{"expiration: the server's checks are the rule's, sent unread", lifecycle.ExpirationDays, idNew, no, nil, filer.OutcomeDone, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeFiler()
+			f.add("/buckets", dir("b", nil))
+			f.add("/buckets/b", dir("k"+versionsSuffix, map[string]string{extLatestVersionID: idNew}))
+			f.add("/buckets/b/k"+versionsSuffix, file(versionFileName(idNew), 200, map[string]string{extVersionID: idNew}))
+			f.add("/buckets/b/k"+versionsSuffix, file(versionFileName(idOld), 100, map[string]string{extVersionID: idOld}))
+			st := f.store()
+			lc := &fakeLifecycle{outcome: s3_lifecycle_pb.LifecycleDeleteOutcome_DONE}
+			st.lc, st.auth = lc, Auth{SigningKey: "k"}
+			obj, found, err := st.LookupObject(context.Background(), "b", "k")
+			if err != nil || !found {
+				t.Fatalf("LookupObject: %v, %v", found, err)
+			}
+			i := slices.IndexFunc(obj.Versions, func(v filer.Version) bool { return v.VersionID == tc.target })
+			if tc.change != nil {
+				tc.change(f)
+			}
+			reads := f.lookups + f.lists
+			out, err := st.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(tc.kind), Expected: obj.Versions[i].Identity(), Applies: tc.applies})
+			if err != nil || out != tc.want {
+				t.Errorf("LifecycleDelete = %s, %v; want %s", out, err, tc.want)
+			}
+			if len(lc.reqs) != tc.wantCalls {
+				t.Errorf("%d calls, want %d", len(lc.reqs), tc.wantCalls)
+			}
+			if got := f.lookups + f.lists - reads; (got > 0) != (tc.wantReads > 0) {
+				t.Errorf("%d filer reads before the call, want them %v", got, tc.wantReads > 0)
+			}
+		})
 	}
 }

@@ -61,6 +61,12 @@ type Harness struct {
 	// as AWS's ListMultipartUploads orders them, rather than by upload ID
 	// as a filer lists its uploads directory.
 	UploadsByInitiation bool
+	// Differs names the scenarios a live server is known to fail, each
+	// with the named known difference (docs/design/daily-run.md#dispatch)
+	// that explains it. Those are skipped, saying so; the store's own
+	// tests pin what the server does instead. A name that is no
+	// scenario's fails the suite.
+	Differs map[string]string
 }
 
 // Subject is a store holding a scenario's buckets.
@@ -92,6 +98,14 @@ func Run(t *testing.T, h Harness) {
 	}
 	three := ver("k", Version{ID: "v1", Mtime: day(30), Size: 1}, Version{ID: "v2", Mtime: day(20), Size: 2}, Version{ID: "v3", Mtime: day(10), Size: 3})
 	yes := func(*filer.Object, int) bool { return true }
+	differs := map[string]bool{}
+	defer func() {
+		for name := range h.Differs {
+			if !differs[name] {
+				t.Errorf("Differs names %q, which is no scenario", name)
+			}
+		}
+	}()
 	for _, sc := range []struct {
 		name    string
 		buckets []Bucket
@@ -138,7 +152,7 @@ func Run(t *testing.T, h Harness) {
 			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", "v3").Identity(), Applies: yes}, filer.OutcomeDone)
 			obj := lookup(t, s, "b", "k")
 			if len(obj.Versions) != 4 || !obj.Versions[0].DeleteMarker || !obj.Versions[0].IsLatest || obj.Versions[1].VersionID != s.id("v3") || obj.Versions[1].IsLatest {
-				t.Errorf("after expiration %v, want a latest delete marker over %v", render(obj), s.ids("v3", "v2", "v1"))
+				t.Errorf("after expiration %v, want a latest delete marker over %v", describe(obj), s.ids("v3", "v2", "v1"))
 			}
 			// The marker is not alone: ExpiredDeleteMarker leaves it.
 			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: obj.Versions[0].Identity(), Applies: yes}, filer.OutcomeNoopResolved)
@@ -167,7 +181,7 @@ func Run(t *testing.T, h Harness) {
 				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", filer.NullVersionID).Identity(), Applies: yes}, filer.OutcomeDone)
 				obj := lookup(t, s, "b", "k")
 				if len(obj.Versions) != 2 || obj.Versions[0].VersionID != filer.NullVersionID || !obj.Versions[0].DeleteMarker || obj.Versions[1].VersionID != s.id("x1") {
-					t.Errorf("after expiration %v, want a null delete marker over %s", render(obj), s.id("x1"))
+					t.Errorf("after expiration %v, want a null delete marker over %s", describe(obj), s.id("x1"))
 				}
 			}},
 		{"uploads list in (key, upload ID) order, page after page",
@@ -209,7 +223,13 @@ func Run(t *testing.T, h Harness) {
 				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "a", Kind: string(lifecycle.AbortMPU), Expected: filer.Identity{UploadID: "u9"}}, filer.OutcomeNoopResolved)
 			}},
 	} {
+		if _, ok := h.Differs[sc.name]; ok {
+			differs[sc.name] = true
+		}
 		t.Run(sc.name, func(t *testing.T) {
+			if why, ok := h.Differs[sc.name]; ok {
+				t.Skipf("known difference: %s", why)
+			}
 			var s Subject
 			if h.Live != nil {
 				s = h.Live(t, sc.buckets)
@@ -275,6 +295,23 @@ func render(obj filer.Object) []string {
 	var out []string
 	for _, v := range obj.Versions {
 		out = append(out, v.VersionID)
+	}
+	return out
+}
+
+// describe is obj's versions, newest first, each "ID", then "[DM]" for a
+// delete marker and "*" for the latest.
+func describe(obj filer.Object) []string {
+	var out []string
+	for _, v := range obj.Versions {
+		d := v.VersionID
+		if v.DeleteMarker {
+			d += "[DM]"
+		}
+		if v.IsLatest {
+			d += "*"
+		}
+		out = append(out, d)
 	}
 	return out
 }
