@@ -184,8 +184,12 @@ func TestAmbiguousKeyIsNoticeNotHalt(t *testing.T) {
 
 			res := runPass(t, context.Background(), st, snap, now, nil)
 
-			if got, want := st.remaining(), []string{"b/k@null"}; !cmp.Equal(got, want) {
+			// plain expired: its null version became a null delete marker.
+			if got, want := st.remaining(), []string{"b/k@null", "b/plain@null"}; !cmp.Equal(got, want) {
 				t.Errorf("remaining = %v, want %v", got, want)
+			}
+			if !st.objects["b"]["plain"].Versions[0].DeleteMarker {
+				t.Error("plain's null version was not expired")
 			}
 			if res.Status() != StatusOK {
 				t.Errorf("status %s, want ok", res.Status())

@@ -3,6 +3,7 @@ package dailyrun
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,12 +15,12 @@ import (
 
 // fakeStore is an in-memory filer.Store for unit tests of the pass alone.
 // Deletes record the request, re-check what the embedded filer re-checks
-// (identity, position, Applies: stillDue) and apply the simplest effect
-// (remove the version or upload); outcomes and transport errors can be
-// scripted. Uploads list in (key, upload ID) order. Its effects are not a
-// store's (an expiration removes the version, Object Lock is not
-// enforced): tests of what a store holds after a pass use loggedStore,
-// which passes the store contract (TestLoggedStoreContract).
+// (identity, position, Applies: stillDue) and apply what the embedded
+// filer applies (apply: delete markers, null versions, Object Lock at
+// clockNs); outcomes and transport errors can be scripted. Uploads list in
+// (key, upload ID) order. It passes the store contract the embedded
+// filer passes (TestFakeStoreContract). Unlike a filer it logs none of
+// the pass's own deletes as meta-log events; loggedStore does.
 type fakeStore struct {
 	mu      sync.Mutex
 	buckets []filer.Bucket
@@ -55,6 +56,9 @@ type fakeStore struct {
 	// version's own noncurrent stamp, so one version's events reach
 	// several shards (EventShard).
 	pathEvents bool
+	// clockNs is the store's clock: Object Lock retention is judged, and
+	// the delete markers an expiration writes are stamped, at it.
+	clockNs int64
 }
 
 func (f *fakeStore) keyErr(bucket, key string) error {
@@ -237,19 +241,81 @@ func (f *fakeStore) LifecycleDelete(_ context.Context, req filer.DeleteRequest) 
 	if o == nil {
 		return filer.OutcomeNoopResolved, nil
 	}
-	for i, v := range o.Versions {
-		if v.Identity() == req.Expected {
-			if !stillDue(req, o, i) {
-				return filer.OutcomeNoopResolved, nil
+	i := slices.IndexFunc(o.Versions, func(v filer.Version) bool { return v.Identity() == req.Expected })
+	if i < 0 || !stillDue(req, o, i) {
+		return filer.OutcomeNoopResolved, nil
+	}
+	return f.apply(req, o, i, func() int64 { return f.clockNs }, nil), nil
+}
+
+// apply applies a delete of o.Versions[i] that passed its re-checks, as
+// the embedded filer and S3 do: Expiration of the latest version in a
+// versioned bucket writes a delete marker above it (under Suspended a
+// null one, replacing the null version), any other delete removes the
+// version, and when that was the latest the one beneath is latest again.
+// A permanent delete Object Lock forbids at clockNs is
+// SKIPPED_OBJECT_LOCK. stamp is the time of each change in turn; log, when
+// set, records each change as the meta-log event a filer would write.
+func (f *fakeStore) apply(req filer.DeleteRequest, o *filer.Object, i int, stamp func() int64, log func(filer.Event)) filer.Outcome {
+	if log == nil {
+		log = func(filer.Event) {}
+	}
+	vs := f.versioning(req.Bucket)
+	v := o.Versions[i]
+	expire := req.Kind == string(lifecycle.ExpirationDays) || req.Kind == string(lifecycle.ExpirationDate)
+	if expire && v.IsLatest && !v.DeleteMarker && vs != filer.VersioningOff {
+		markerID := "dm-" + v.VersionID // the same in every world that expires v
+		if vs == filer.VersioningSuspended {
+			markerID = filer.NullVersionID
+			if n := slices.IndexFunc(o.Versions, func(v filer.Version) bool { return v.VersionID == filer.NullVersionID }); n >= 0 {
+				if f.locked(o.Versions[n]) {
+					return filer.OutcomeSkippedObjectLock
+				}
+				log(filer.Event{TsNs: stamp(), Type: filer.EventRemove, Bucket: req.Bucket, Key: req.Key,
+					VersionID: filer.NullVersionID, Noncurrent: n != 0})
+				o.Versions = slices.Delete(o.Versions, n, n+1)
 			}
-			o.Versions = append(o.Versions[:i:i], o.Versions[i+1:]...)
-			if len(o.Versions) == 0 {
-				delete(f.objects[req.Bucket], req.Key)
-			}
-			return filer.OutcomeDone, nil
+		}
+		if len(o.Versions) > 0 && o.Versions[0].IsLatest {
+			ts := stamp()
+			o.Versions[0].IsLatest, o.Versions[0].NoncurrentSinceNs = false, ts
+			log(filer.Event{TsNs: ts, Type: filer.EventDemote, Bucket: req.Bucket, Key: req.Key, VersionID: o.Versions[0].VersionID})
+		}
+		ts := stamp()
+		dm := filer.Version{VersionID: markerID, IsLatest: true, DeleteMarker: true, MtimeNs: ts}
+		o.Versions = append([]filer.Version{dm}, o.Versions...)
+		log(filer.Event{TsNs: ts, Type: filer.EventPut, Bucket: req.Bucket, Key: req.Key, VersionID: markerID})
+		return filer.OutcomeDone
+	}
+	if f.locked(v) {
+		return filer.OutcomeSkippedObjectLock
+	}
+	log(filer.Event{TsNs: stamp(), Type: filer.EventRemove, Bucket: req.Bucket, Key: req.Key,
+		VersionID: v.VersionID, Noncurrent: !v.IsLatest})
+	o.Versions = slices.Delete(o.Versions, i, i+1)
+	switch {
+	case len(o.Versions) == 0:
+		delete(f.objects[req.Bucket], req.Key)
+	case v.IsLatest:
+		o.Versions[0].IsLatest, o.Versions[0].NoncurrentSinceNs = true, 0
+	}
+	return filer.OutcomeDone
+}
+
+// locked reports whether Object Lock forbids permanently deleting v at
+// the store's clock, as the embedded filer judges it.
+func (f *fakeStore) locked(v filer.Version) bool {
+	return v.LegalHold || v.RetainUntil.After(time.Unix(0, f.clockNs))
+}
+
+// versioning is bucket's versioning state.
+func (f *fakeStore) versioning(bucket string) filer.Versioning {
+	for _, b := range f.buckets {
+		if b.Name == bucket {
+			return b.Versioning
 		}
 	}
-	return filer.OutcomeNoopResolved, nil
+	return filer.VersioningOff
 }
 
 // stillDue re-checks a delete of o.Versions[i], which has the expected

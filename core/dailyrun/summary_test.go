@@ -23,8 +23,7 @@ import (
 // included, is a meta-log event, as on a real filer: the pending summary
 // relies on that (docs/design/daily-run.md#pending-summary).
 type loggedStore struct {
-	*fakeStore
-	clockNs int64 // the store's clock: events are stamped at it or after the last
+	*fakeStore // its clockNs stamps events too: at it or after the last
 }
 
 func newLoggedStore() *loggedStore {
@@ -45,14 +44,10 @@ func (s *loggedStore) nextTs() int64 {
 	return ts
 }
 
-// LifecycleDelete re-checks what the embedded filer re-checks (stillDue),
-// refuses a permanent delete Object Lock forbids, deletes as S3 does and
-// logs every change: Expiration of
-// a latest version in a versioned bucket writes a delete marker above it
-// (a null one under Suspended, replacing the null version), any other
-// delete removes the version, and when that was the latest the one
-// beneath is latest again. A removal says whether the version was
-// noncurrent (filer.Event.Noncurrent), as the embedded filer's does.
+// LifecycleDelete re-checks and deletes as fakeStore does (stillDue,
+// apply: as the embedded filer does) and logs every change. A removal
+// says whether the version was noncurrent (filer.Event.Noncurrent), as
+// the embedded filer's does.
 func (s *loggedStore) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
 	if req.Expected.UploadID != "" {
 		out, err := s.fakeStore.LifecycleDelete(ctx, req)
@@ -84,62 +79,7 @@ func (s *loggedStore) LifecycleDelete(ctx context.Context, req filer.DeleteReque
 	if i < 0 || !stillDue(req, o, i) {
 		return filer.OutcomeNoopResolved, nil
 	}
-	vs := s.versioning(req.Bucket)
-	v := o.Versions[i]
-	expire := req.Kind == string(lifecycle.ExpirationDays) || req.Kind == string(lifecycle.ExpirationDate)
-	if expire && v.IsLatest && !v.DeleteMarker && vs != filer.VersioningOff {
-		markerID := "dm-" + v.VersionID // the same in every world that expires v
-		if vs == filer.VersioningSuspended {
-			markerID = filer.NullVersionID
-			if n := slices.IndexFunc(o.Versions, func(v filer.Version) bool { return v.VersionID == filer.NullVersionID }); n >= 0 {
-				if s.locked(o.Versions[n]) {
-					return filer.OutcomeSkippedObjectLock, nil
-				}
-				s.events = append(s.events, filer.Event{TsNs: s.nextTs(), Type: filer.EventRemove, Bucket: req.Bucket, Key: req.Key,
-					VersionID: filer.NullVersionID, Noncurrent: n != 0})
-				o.Versions = slices.Delete(o.Versions, n, n+1)
-			}
-		}
-		if len(o.Versions) > 0 && o.Versions[0].IsLatest {
-			ts := s.nextTs()
-			o.Versions[0].IsLatest, o.Versions[0].NoncurrentSinceNs = false, ts
-			s.events = append(s.events, filer.Event{TsNs: ts, Type: filer.EventDemote, Bucket: req.Bucket, Key: req.Key, VersionID: o.Versions[0].VersionID})
-		}
-		ts := s.nextTs()
-		dm := filer.Version{VersionID: markerID, IsLatest: true, DeleteMarker: true, MtimeNs: ts}
-		o.Versions = append([]filer.Version{dm}, o.Versions...)
-		s.events = append(s.events, filer.Event{TsNs: ts, Type: filer.EventPut, Bucket: req.Bucket, Key: req.Key, VersionID: markerID})
-		return filer.OutcomeDone, nil
-	}
-	if s.locked(v) {
-		return filer.OutcomeSkippedObjectLock, nil
-	}
-	s.events = append(s.events, filer.Event{TsNs: s.nextTs(), Type: filer.EventRemove, Bucket: req.Bucket, Key: req.Key,
-		VersionID: v.VersionID, Noncurrent: !v.IsLatest})
-	o.Versions = slices.Delete(o.Versions, i, i+1)
-	switch {
-	case len(o.Versions) == 0:
-		delete(s.objects[req.Bucket], req.Key)
-	case v.IsLatest:
-		o.Versions[0].IsLatest, o.Versions[0].NoncurrentSinceNs = true, 0
-	}
-	return filer.OutcomeDone, nil
-}
-
-// locked reports whether Object Lock forbids permanently deleting v at
-// the store's clock, as the embedded filer judges it.
-func (s *loggedStore) locked(v filer.Version) bool {
-	return v.LegalHold || v.RetainUntil.After(time.Unix(0, s.clockNs))
-}
-
-// versioning is bucket's versioning state.
-func (s *loggedStore) versioning(bucket string) filer.Versioning {
-	for _, b := range s.buckets {
-		if b.Name == bucket {
-			return b.Versioning
-		}
-	}
-	return filer.VersioningOff
+	return s.apply(req, o, i, s.nextTs, func(ev filer.Event) { s.events = append(s.events, ev) }), nil
 }
 
 func (s *loggedStore) setTags(bucket, key, vid string, tags map[string]string, at int64) {
