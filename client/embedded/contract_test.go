@@ -35,6 +35,9 @@ func fixtureOf(buckets []filertest.Bucket) []map[string]any {
 			var vs []map[string]any
 			for _, v := range o.Versions {
 				fv := map[string]any{"version_id": v.ID, "mtime": v.Mtime, "delete_marker": v.DeleteMarker, "legal_hold": v.LegalHold}
+				if !v.RetainUntil.IsZero() {
+					fv["retain_until"] = v.RetainUntil
+				}
 				if v.ID == filer.NullVersionID {
 					fv["version_id"] = nil
 				}

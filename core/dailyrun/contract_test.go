@@ -36,7 +36,7 @@ func fill(st *fakeStore, buckets []filertest.Bucket, upload func(bucket string, 
 			for _, v := range o.Versions {
 				st.put(b.Name, o.Key, v.ID, v.Mtime, v.Size)
 				top := &st.objects[b.Name][o.Key].Versions[0]
-				top.DeleteMarker, top.LegalHold = v.DeleteMarker, v.LegalHold
+				top.DeleteMarker, top.LegalHold, top.RetainUntil = v.DeleteMarker, v.LegalHold, v.RetainUntil
 				if v.DeleteMarker {
 					top.Size, top.ETag = 0, ""
 				}

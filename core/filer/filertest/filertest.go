@@ -42,6 +42,7 @@ type Version struct {
 	Size         int64
 	DeleteMarker bool
 	LegalHold    bool
+	RetainUntil  time.Time // zero: no retention; a live server sets GOVERNANCE
 }
 
 // Harness is one store under the contract. Exactly one of New and Live
@@ -174,6 +175,33 @@ func Run(t *testing.T, h Harness) {
 			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "h1").Identity(), Applies: yes}, filer.OutcomeSkippedObjectLock)
 			ids(t, s, "b", "k", "h2", "h1")
 		}},
+		{"retention past the store clock is SKIPPED_OBJECT_LOCK", ver("k", Version{ID: "r1", Mtime: day(30), Size: 1, RetainUntil: Now.AddDate(1, 0, 0)}, Version{ID: "r2", Mtime: day(20), Size: 2}), func(t *testing.T, s Subject) {
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "r1").Identity(), Applies: yes}, filer.OutcomeSkippedObjectLock)
+			ids(t, s, "b", "k", "r2", "r1")
+		}},
+		{"an expiration naming a latest delete marker is NOOP_RESOLVED", ver("k", Version{ID: "m1", Mtime: day(30), Size: 1}, Version{ID: "d1", Mtime: day(20), DeleteMarker: true}), func(t *testing.T, s Subject) {
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", "d1").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
+			ids(t, s, "b", "k", "d1", "m1")
+		}},
+		{"a delete marker is removed once alone, not before", ver("k", Version{ID: "m1", Mtime: day(30), Size: 1}, Version{ID: "d1", Mtime: day(20), DeleteMarker: true}), func(t *testing.T, s Subject) {
+			marker := version(t, s, "b", "k", "d1").Identity()
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: marker, Applies: yes}, filer.OutcomeNoopResolved)
+			ids(t, s, "b", "k", "d1", "m1")
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "m1").Identity(), Applies: yes}, filer.OutcomeDone)
+			ids(t, s, "b", "k", "d1")
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: marker, Applies: yes}, filer.OutcomeDone)
+			if _, found, err := s.Store.LookupObject(context.Background(), s.bucket("b"), "k"); err != nil || found {
+				t.Errorf("after removing the marker left alone: found %v, %v", found, err)
+			}
+		}},
+		{"an expiration on an unversioned bucket removes the object",
+			[]Bucket{{Name: "b", Versioning: filer.VersioningOff, Objects: []Object{{Key: "k", Versions: []Version{{ID: filer.NullVersionID, Mtime: day(30), Size: 1}}}}}},
+			func(t *testing.T, s Subject) {
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", filer.NullVersionID).Identity(), Applies: yes}, filer.OutcomeDone)
+				if _, found, err := s.Store.LookupObject(context.Background(), s.bucket("b"), "k"); err != nil || found {
+					t.Errorf("after expiration: found %v, %v", found, err)
+				}
+			}},
 		{"an expiration on a suspended bucket replaces the null version with a null delete marker",
 			[]Bucket{{Name: "b", Versioning: filer.VersioningSuspended, Objects: []Object{{Key: "k", Versions: []Version{
 				{ID: "x1", Mtime: day(30), Size: 1}, {ID: filer.NullVersionID, Mtime: day(20), Size: 2}}}}}},
@@ -182,6 +210,18 @@ func Run(t *testing.T, h Harness) {
 				obj := lookup(t, s, "b", "k")
 				if len(obj.Versions) != 2 || obj.Versions[0].VersionID != filer.NullVersionID || !obj.Versions[0].DeleteMarker || obj.Versions[1].VersionID != s.id("x1") {
 					t.Errorf("after expiration %v, want a null delete marker over %s", describe(obj), s.id("x1"))
+				}
+			}},
+		{"a null delete marker left alone is removed",
+			[]Bucket{{Name: "b", Versioning: filer.VersioningSuspended, Objects: []Object{{Key: "k", Versions: []Version{
+				{ID: "x1", Mtime: day(30), Size: 1}, {ID: filer.NullVersionID, Mtime: day(20), DeleteMarker: true}}}}}},
+			func(t *testing.T, s Subject) {
+				marker := version(t, s, "b", "k", filer.NullVersionID).Identity()
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: marker, Applies: yes}, filer.OutcomeNoopResolved)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "x1").Identity(), Applies: yes}, filer.OutcomeDone)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: marker, Applies: yes}, filer.OutcomeDone)
+				if obj, found, err := s.Store.LookupObject(context.Background(), s.bucket("b"), "k"); err != nil || found {
+					t.Errorf("after removing the null marker: found %v %v, %v", found, describe(obj), err)
 				}
 			}},
 		{"uploads list in (key, upload ID) order, page after page",
