@@ -54,7 +54,10 @@ import (
 // when they show the same version, still in place, still selected, with
 // the same HEAD ETag, nobody else resolved it and the same request would
 // be refused on every pass, so the outcome is STUCK; otherwise
-// NOOP_RESOLVED. AbortMPU is AbortMultipartUpload of Expected.UploadID,
+// NOOP_RESOLVED. A permanent delete of the null version that the server
+// answers with success is checked with one more listing: still there,
+// unchanged, it is STUCK (SeaweedFS keeps a null delete marker so).
+// AbortMPU is AbortMultipartUpload of Expected.UploadID,
 // after a ListParts of it (NoSuchUpload there is NOOP_RESOLVED too). An
 // unknown kind is BLOCKED. A delete the server leaves unanswered for
 // filer.DeleteTimeout fails with filer.ErrNoAnswer.
@@ -121,7 +124,23 @@ func (s *Store) lifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 	if first.etag != "" && preconditionFailed(err) {
 		return s.afterRefusal(ctx, req, kind, b, target, first)
 	}
+	if err == nil && permanent(kind) && v.VersionID == filer.NullVersionID && s.stillThere(ctx, req.Bucket, req.Key, v) {
+		// SeaweedFS's gateway answers a delete of a null delete marker
+		// with success and keeps it: every pass would count it DONE.
+		return filer.OutcomeStuck, nil
+	}
 	return outcomeOf(err, "DeleteObject", target)
+}
+
+// stillThere reports whether a fresh listing of key still shows version v
+// with its identity. A listing that fails says nothing: false.
+func (s *Store) stillThere(ctx context.Context, bucket, key string, v filer.Version) bool {
+	obj, found, err := s.lookup(ctx, bucket, key)
+	if err != nil || !found {
+		return false
+	}
+	i := slices.IndexFunc(obj.Versions, func(w filer.Version) bool { return w.VersionID == v.VersionID })
+	return i >= 0 && sameIdentity(obj.Versions[i].Identity(), v.Identity())
 }
 
 // fresh is the target of a delete as reread just before sending it.

@@ -168,3 +168,36 @@ func TestDeleteSafety(t *testing.T) {
 		})
 	}
 }
+
+// A delete of the null version the server answers with success is
+// checked with a fresh listing: gone is DONE; still there, unchanged, is
+// STUCK (SeaweedFS's gateway keeps a null delete marker so), never a DONE
+// every pass repeats.
+func TestNullDeleteAnsweredButKept(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	marker := fakeVersion{ID: filer.NullVersionID, Latest: true, Marker: true, Sec: now.Add(-48 * time.Hour).Unix()}
+	for _, tc := range []struct {
+		name   string
+		remove bool // the server removes what it answered success for
+		want   filer.Outcome
+	}{
+		{"removed: DONE", true, filer.OutcomeDone},
+		{"answered but kept: STUCK", false, filer.OutcomeStuck},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeS3{t: t, versioned: true, vs: []fakeVersion{marker}}
+			if tc.remove {
+				f.afterDelete = func(f *fakeS3) { f.vs = nil }
+			}
+			st := fakeStore(t, f, &bucketInfo{versioning: filer.VersioningSuspended}, now)
+			id := filer.Identity{VersionID: filer.NullVersionID, MtimeNs: time.Unix(marker.Sec, 0).UnixNano()}
+			got, err := st.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: id})
+			if err != nil || got != tc.want {
+				t.Errorf("LifecycleDelete = %s, %v; want %s", got, err, tc.want)
+			}
+			if len(f.deletes) != 1 || f.deletes[0].VersionID != filer.NullVersionID {
+				t.Errorf("deletes %+v, want one of version null", f.deletes)
+			}
+		})
+	}
+}
