@@ -23,6 +23,8 @@ func TestStoreContract(t *testing.T) {
 			t.Fatalf("LoadFixture: %v", err)
 		}
 		return f
+	}, Ambiguate: func(t *testing.T, _ filertest.Subject, _, _ string) {
+		t.Skip("the embedded filer holds a key as one record of its versions, and its loader refuses a version ID used twice: no layout of it is ambiguous")
 	}})
 }
 

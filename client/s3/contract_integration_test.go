@@ -34,7 +34,10 @@ func openLive(t *testing.T, buckets []filertest.Bucket) filertest.Subject {
 // (docs/design/daily-run.md#dispatch). Scenarios are written through the
 // S3 API, so the server names the buckets and versions.
 func TestStoreContractLive(t *testing.T) {
-	h := filertest.Harness{Live: openLive, UploadsByInitiation: true}
+	h := filertest.Harness{Live: openLive, UploadsByInitiation: true,
+		Ambiguate: func(t *testing.T, _ filertest.Subject, _, _ string) {
+			t.Skip("S3's API cannot write two entries with one version ID; client/s3 TestDecodeAndNormalizeOrder covers a listing that shows them")
+		}}
 	if itest.ServerEnv(t) == itest.SeaweedFS {
 		h.Differs = map[string]string{
 			"a null delete marker left alone is removed": "null-marker-kept: SeaweedFS answers the DeleteObject with success and keeps the marker; s3:// reports STUCK",

@@ -1,6 +1,7 @@
 package dailyrun
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -15,7 +16,7 @@ func TestFakeStoreContract(t *testing.T) {
 	filertest.Run(t, filertest.Harness{New: func(t *testing.T, buckets []filertest.Bucket) filer.Store {
 		st := newFakeStore()
 		return fill(st, buckets, func(bucket string, u filer.Upload) { st.uploads[bucket] = append(st.uploads[bucket], u) })
-	}})
+	}, Ambiguate: ambiguate})
 }
 
 func TestLoggedStoreContract(t *testing.T) {
@@ -23,7 +24,22 @@ func TestLoggedStoreContract(t *testing.T) {
 		st := newLoggedStore()
 		fill(st.fakeStore, buckets, func(bucket string, u filer.Upload) { st.initUpload(bucket, u.Key, u.UploadID, u.Initiated.UnixNano()) })
 		return st
-	}})
+	}, Ambiguate: ambiguate})
+}
+
+// ambiguate makes a key unreadable as a store reports an ambiguous layout
+// (keyErrs): the fakes hold versions, not entries.
+func ambiguate(t *testing.T, s filertest.Subject, bucket, key string) {
+	var f *fakeStore
+	switch st := s.Store.(type) {
+	case *fakeStore:
+		f = st
+	case *loggedStore:
+		f = st.fakeStore
+	default:
+		t.Fatalf("ambiguate: %T is no fake", s.Store)
+	}
+	f.keyErrs = map[string]error{bucket + "/" + key: fmt.Errorf("%w: two entries carry version ID null", filer.ErrAmbiguousLayout)}
 }
 
 // fill writes the contract's buckets into st, each upload with upload,

@@ -6,7 +6,9 @@ package filertest
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +64,11 @@ type Harness struct {
 	// as AWS's ListMultipartUploads orders them, rather than by upload ID
 	// as a filer lists its uploads directory.
 	UploadsByInitiation bool
+	// Ambiguate lays key of bucket (as the scenario names them) out so
+	// that two entries carry one version ID (filer.ErrAmbiguousLayout). A
+	// store that cannot hold such a layout, or whose API cannot write one,
+	// skips with t.Skipf saying why.
+	Ambiguate func(t *testing.T, s Subject, bucket, key string)
 	// Differs names the scenarios a live server is known to fail, each
 	// with the named known difference (docs/design/daily-run.md#dispatch)
 	// that explains it. Those are skipped, saying so; the store's own
@@ -222,6 +229,38 @@ func Run(t *testing.T, h Harness) {
 				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: marker, Applies: yes}, filer.OutcomeDone)
 				if obj, found, err := s.Store.LookupObject(context.Background(), s.bucket("b"), "k"); err != nil || found {
 					t.Errorf("after removing the null marker: found %v %v, %v", found, describe(obj), err)
+				}
+			}},
+		{"an ambiguous key is reported, not read, and its neighbours are",
+			[]Bucket{{Name: "b", Versioning: filer.VersioningSuspended, Objects: []Object{
+				{Key: "k", Versions: []Version{{ID: "a1", Mtime: day(30), Size: 1}, {ID: filer.NullVersionID, Mtime: day(20), Size: 2}}},
+				{Key: "plain", Versions: []Version{{ID: filer.NullVersionID, Mtime: day(20), Size: 3}}}}}},
+			func(t *testing.T, s Subject) {
+				if h.Ambiguate == nil {
+					t.Skip("the harness gives no way to lay a key out ambiguously")
+				}
+				h.Ambiguate(t, s, "b", "k")
+				if _, _, err := s.Store.LookupObject(context.Background(), s.bucket("b"), "k"); !errors.Is(err, filer.ErrAmbiguousLayout) {
+					t.Errorf("LookupObject of the ambiguous key: %v, want %v", err, filer.ErrAmbiguousLayout)
+				}
+				objs, _, err := s.Store.ListObjects(context.Background(), s.bucket("b"), "", 10)
+				if err != nil {
+					t.Fatalf("ListObjects: %v", err)
+				}
+				var got []string
+				for _, o := range objs {
+					var ke *filer.KeyError
+					switch {
+					case o.Err == nil:
+						got = append(got, o.Key+":"+strings.Join(render(o), ","))
+					case errors.Is(o.Err, filer.ErrAmbiguousLayout) && errors.As(o.Err, &ke) && len(o.Versions) == 0:
+						got = append(got, o.Key+":ambiguous")
+					default:
+						got = append(got, o.Key+":"+o.Err.Error())
+					}
+				}
+				if want := []string{"k:ambiguous", "plain:null"}; !slices.Equal(got, want) {
+					t.Errorf("listed %v, want %v", got, want)
 				}
 			}},
 		{"uploads list in (key, upload ID) order, page after page",
