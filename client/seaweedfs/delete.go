@@ -64,8 +64,9 @@ var ErrNoAnswer = filer.ErrNoAnswer
 // rank falls when a newer version goes, its identity unchanged. So for
 // NoncurrentDays and NewerNoncurrent with req.Applies set, the key is
 // looked up through the filer first and req.Applies re-decides the rule on
-// that fresh read; false (or the version gone or changed, or the key's
-// layout ambiguous) is NOOP_RESOLVED without a call. The current-version
+// that fresh read (under the same filer.DeleteTimeout as the call); false
+// (or the version gone or changed, or the key's layout ambiguous) is
+// NOOP_RESOLVED without a call. The current-version
 // kinds skip the read: everything their rule reads (tags, size, mtime,
 // being the latest or the lone marker) is pinned by the identity and
 // position the server checks, so Applies could only answer as it did
@@ -113,7 +114,9 @@ func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 			return filer.OutcomeBlocked, nil
 		}
 		if req.Applies != nil && (kind == s3_lifecycle_pb.ActionKind_NONCURRENT_DAYS || kind == s3_lifecycle_pb.ActionKind_NEWER_NONCURRENT) {
-			still, err := s.stillApplies(ctx, req)
+			still, err := filer.WithDeleteDeadline(ctx, s.deleteTimeout, fmt.Sprintf("re-read %s/%s", req.Bucket, req.Key), func(cctx context.Context) (bool, error) {
+				return s.stillApplies(cctx, req)
+			})
 			if err != nil {
 				return "", err
 			}

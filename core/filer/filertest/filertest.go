@@ -101,6 +101,9 @@ func day(n int) time.Time { return Now.AddDate(0, 0, -n) }
 
 // Run runs every scenario, each on a fresh store.
 func Run(t *testing.T, h Harness) {
+	if (h.New == nil) == (h.Live == nil) {
+		t.Fatal("filertest.Harness: set exactly one of New and Live")
+	}
 	ver := func(key string, vs ...Version) []Bucket {
 		return []Bucket{{Name: "b", Versioning: filer.VersioningEnabled, ObjectLock: true, Objects: []Object{{Key: key, Versions: vs}}}}
 	}
