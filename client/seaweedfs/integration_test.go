@@ -351,11 +351,11 @@ func TestReplayDeletes(t *testing.T) {
 	assertLeft(t, s3c, st, b, []string{"k@" + v, "k@*[DM]"}, []string{})
 }
 
-// TestCursorsInterop: cursors ilmctl writes are accepted by SeaweedFS's
-// s3.lifecycle.run-shard and the ones it writes by ilmctl, which replays
-// from them on unchanged rules without a recovery walk: ilmctl stamps them
-// with SeaweedFS's own rule-set and promoted hashes and keeps its own
-// beside them, which SeaweedFS's worker drops when it saves.
+// TestCursorsInterop: cursors ilmctl writes are read by SeaweedFS's
+// s3.lifecycle.run-shard as a rule edit (they carry ilmctl's own hashes:
+// its shards name other events, docs/design/daily-run.md#seaweedfs-cursors),
+// so the worker walks and saves its own; and ilmctl takes the sixteen the
+// worker saved over on unchanged rules without a recovery walk.
 // cmd/ilmctl's TestTakeoverWithSeaweedFSWorker takes over each way after
 // a pass stopped part-way.
 func TestCursorsInterop(t *testing.T) {
@@ -385,8 +385,8 @@ func TestCursorsInterop(t *testing.T) {
 			t.Errorf("cursor %d after run-shard: found=%v err=%v", shard, found, err)
 		case cur.Own.Present:
 			t.Errorf("cursor %d: SeaweedFS's worker saved ilmctl's own hashes back; is it still the worker's file?", shard)
-		case cur.RuleSetHash != ours[shard].RuleSetHash || cur.PromotedHash != ours[shard].PromotedHash || cur.TsNs < ours[shard].TsNs:
-			t.Errorf("cursor %d: SeaweedFS's worker did not replay from ilmctl's: %+v after %+v", shard, cur, ours[shard])
+		case cur.RuleSetHash == ours[shard].RuleSetHash:
+			t.Errorf("cursor %d: SeaweedFS's worker kept ilmctl's hash (%x): it replayed from a cursor whose shard is not its own", shard, cur.RuleSetHash[:6])
 		}
 	}
 	for _, s := range passAll(t, st).Shards {
