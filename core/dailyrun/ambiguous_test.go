@@ -33,7 +33,7 @@ func TestAmbiguousKeyReportedUntilResolved(t *testing.T) {
 		}
 		return res
 	}
-	if res := pass(first, false); res.AmbiguousKeys() != 1 || !strings.HasSuffix(res.Heartbeat(), " ambiguous=1") {
+	if res := pass(first, false); res.AmbiguousKeys() != 1 || !strings.Contains(res.Heartbeat(), " ambiguous=1 ") {
 		t.Fatalf("first pass: ambiguous %d, heartbeat %s", res.AmbiguousKeys(), res.Heartbeat())
 	}
 	shard := lifecycle.ShardID("b", "k")

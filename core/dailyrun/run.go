@@ -204,8 +204,18 @@ type ShardResult struct {
 	// (docs/design/daily-run.md#resumable-walks).
 	WalkSaved bool
 	// WalkResumed says the shard's recovery walk continued one an earlier
-	// pass left unfinished, from its saved position.
-	WalkResumed bool
+	// pass left unfinished, from its saved position: WalkResumedFrom, nil
+	// when that position had every bucket done.
+	WalkResumed     bool
+	WalkResumedFrom *WalkPoint
+	// WalkKeys counts the shard's keys (objects and incomplete uploads)
+	// its walk listed this pass; WalkBucketsDone of WalkBuckets, the
+	// buckets of the walk's view, are done for the shard, a continued
+	// recovery walk's earlier passes included
+	// (docs/design/daily-run.md#walk-progress). All 0 when it did not walk.
+	WalkKeys        int64
+	WalkBucketsDone int
+	WalkBuckets     int
 	// Truncated would say the shard's event queue overflowed and it
 	// missed events; the fan-out now waits for a slow shard instead, so it
 	// stays false (kept for the report's stable "truncated" field).

@@ -141,6 +141,9 @@ type shardRun struct {
 	// starts and how far it got (docs/design/daily-run.md#resumable-walks);
 	// nil for every other shard.
 	walkPos *walkProgress
+	// tally is how far the shard's walk got this pass; nil when it does
+	// not walk.
+	tally *walkTally
 	// coldKeys, on a cold start, holds the keys where the recovery walk
 	// found a replay match not yet due; nil when not tracked (see
 	// trackColdKeys). Written by the walk before it is done.

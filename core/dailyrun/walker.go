@@ -117,6 +117,11 @@ func (p *pass) startWalks(ctx context.Context, states []*shardRun) {
 		}
 		g.shards[s.id] = s
 		s.walk = g
+		var saved map[string]BucketPos
+		if s.walkPos != nil {
+			saved = s.walkPos.from.Buckets
+		}
+		s.startTally(view.BucketNames(), saved)
 		p.trackColdKeys(s)
 	}
 	for _, g := range groups {
@@ -124,10 +129,15 @@ func (p *pass) startWalks(ctx context.Context, states []*shardRun) {
 	}
 }
 
-// awaitWalk waits for s's shared walk and returns why s's part of it did
-// not complete, nil when it did.
+// awaitWalk waits for s's shared walk, puts how far it got in s's result,
+// and returns why s's part of it did not complete, nil when it did.
 func (s *shardRun) awaitWalk() error {
 	<-s.walk.done
+	s.res.WalkKeys = s.tally.keys.Load()
+	s.res.WalkBucketsDone, s.res.WalkBuckets = s.tally.bucketsDone(), s.tally.total
+	if s.walkPos != nil && s.walkPos.resumed {
+		s.res.WalkResumedFrom = resumePoint(s.walk.view.BucketNames(), s.walkPos.from.Buckets)
+	}
 	return s.walk.errs[s.id]
 }
 
@@ -179,13 +189,13 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 			// here, in key order, after everything before it is
 			// dispatched (a failure among those comes first).
 			fl.wait()
-			pos.settle(s.walkPos)
+			pos.settle(s)
 			g.fail(s.id, it.err)
 			continue
 		}
 		if it.mark {
 			pos.add(nil, it)
-			if pos.settle(s.walkPos) {
+			if pos.settle(s) {
 				p.saveWalkEvery(ctx, s)
 			}
 			continue
@@ -225,7 +235,7 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 		pos.add(t, it)
 	}
 	fl.wait()
-	pos.settle(s.walkPos)
+	pos.settle(s)
 }
 
 // positions is a shard's queue of recovery-walk positions waiting for
@@ -256,9 +266,12 @@ func (q *positions) add(t *ticket, it walkItem) {
 	q.q = append(q.q, posEntry{t: t, bucket: it.bucket, phase: it.phase, pos: it.pos, done: it.done})
 }
 
-// settle moves w past every queued position whose dispatches, and all
-// before them, completed, and reports whether it moved.
-func (q *positions) settle(w *walkProgress) (moved bool) {
+// settle moves s's recovery walk position past every queued position
+// whose dispatches, and all before them, completed, and reports whether it
+// moved; s's tally counts every phase of a bucket so finished, whatever
+// the walk.
+func (q *positions) settle(s *shardRun) (moved bool) {
+	w := s.walkPos
 	for len(q.q) > 0 && !q.blocked {
 		e := q.q[0]
 		if e.t != nil {
@@ -275,6 +288,9 @@ func (q *positions) settle(w *walkProgress) (moved bool) {
 		if w != nil && (e.pos != "" || e.done) {
 			w.advance(e.bucket, e.phase, e.pos, e.done)
 			moved = true
+		}
+		if e.done {
+			s.tally.finished(e.bucket, e.phase)
 		}
 		q.q = q.q[1:]
 	}
@@ -353,17 +369,20 @@ func (g *walkGroup) startFrom(bucket string, ph walkPhase) (after string, all bo
 	return after, first
 }
 
-// markAll moves every recovery-walking shard of the group still walking
-// past bucket's phase, once its dispatches there complete.
+// markAll moves every shard of the group still walking past bucket's
+// phase, once its dispatches there complete: a recovery walk's position,
+// and every walk's tally.
 func (g *walkGroup) markAll(ctx context.Context, bucket string, ph walkPhase) error {
 	return g.markEach(ctx, walkItem{bucket: bucket, phase: ph, done: true, mark: true})
 }
 
-// markEach queues mark to every recovery-walking shard of the group still
-// walking.
+// markEach queues mark to every shard of the group still walking. A page
+// mark moves only a recovery walk's position, but it also lets every
+// shard's dispatcher drop the tickets settled before it, so its queue of
+// positions holds a page's at most.
 func (g *walkGroup) markEach(ctx context.Context, mark walkItem) error {
 	for _, s := range g.shards {
-		if s.walkPos == nil || g.stopped(s.id) {
+		if g.stopped(s.id) {
 			continue
 		}
 		if err := g.queue(ctx, s, mark); err != nil {
@@ -532,6 +551,7 @@ func (p *pass) queueObjects(ctx context.Context, g *walkGroup, bucket, prefix st
 		if s == nil {
 			continue
 		}
+		s.tally.walked(1)
 		if obj.Err != nil {
 			if p.keyNotice(s.id, bucket, obj.Key, obj.Err) {
 				continue // ambiguous: no action, reported
@@ -668,6 +688,7 @@ func (p *pass) walkUploads(ctx context.Context, g *walkGroup, bucket string, act
 			if s == nil {
 				continue
 			}
+			s.tally.walked(1)
 			m, act, ok := p.snap.BestUploadMatch(acts, up)
 			if !ok || !m.IsDue(p.cfg.RunNow) {
 				continue
