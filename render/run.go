@@ -99,6 +99,29 @@ type ShardReport struct {
 	LastWalked        *time.Time       `json:"last_walked"` // LastWalkedNs in RFC 3339; null when 0
 	Truncated         bool             `json:"truncated"`
 	LimiterWaitSecond float64          `json:"limiter_wait_seconds"`
+	// WalkKeys, WalkBucketsDone and WalkBuckets are the shard's walk
+	// progress (docs/design/daily-run.md#walk-progress): its keys the walk
+	// listed this pass, and of the buckets the walk covers those done,
+	// a continued recovery walk's earlier passes included; 0 without a
+	// walk.
+	WalkKeys        int64 `json:"walk_keys"`
+	WalkBucketsDone int   `json:"walk_buckets_done"`
+	WalkBuckets     int   `json:"walk_buckets"`
+	// WalkSaved says the shard's recovery walk stopped short and saved its
+	// position, which the next pass continues; WalkResumedFrom, where this
+	// pass continued an earlier one's (null when it did not).
+	WalkSaved       bool             `json:"walk_saved"`
+	WalkResumedFrom *WalkPointReport `json:"walk_resumed_from"`
+}
+
+// WalkPointReport is where a continued recovery walk picked up: the first
+// bucket its saved position had not finished and, in it, the last key
+// whose deletes had all completed ("" from the bucket's first key);
+// uploads when only the bucket's incomplete uploads were left.
+type WalkPointReport struct {
+	Bucket  string `json:"bucket"`
+	After   string `json:"after"`
+	Uploads bool   `json:"uploads"`
 }
 
 // BucketReport counts dispatch outcomes per bucket, rule and action kind,
@@ -167,6 +190,8 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []engine.BucketError) RunReport
 			CursorTsNs: s.Cursor.TsNs, Cursor: nsTime(s.Cursor.TsNs), CursorSaved: s.CursorSaved,
 			CursorLagSeconds: seconds(r.CursorLag(s)), WalkerAgeSeconds: seconds(r.WalkerAge(s)),
 			LastWalkedNs: s.Cursor.LastWalkedNs, LastWalked: nsTime(s.Cursor.LastWalkedNs), Truncated: s.Truncated, LimiterWaitSecond: s.LimiterWait.Seconds(),
+			WalkKeys: s.WalkKeys, WalkBucketsDone: s.WalkBucketsDone, WalkBuckets: s.WalkBuckets,
+			WalkSaved: s.WalkSaved, WalkResumedFrom: walkPoint(s.WalkResumedFrom),
 		})
 	}
 	for _, s := range r.Shards {
@@ -181,6 +206,13 @@ func NewRunReport(r *dailyrun.Result, bucketErrs []engine.BucketError) RunReport
 			Outcomes: outcomeCounts(b.Outcomes), Bytes: outcomeCounts(b.Bytes), BytesFreed: b.BytesFreed})
 	}
 	return rep
+}
+
+func walkPoint(p *dailyrun.WalkPoint) *WalkPointReport {
+	if p == nil {
+		return nil
+	}
+	return &WalkPointReport{Bucket: p.Bucket, After: p.After, Uploads: p.Uploads}
 }
 
 // outcomeCounts is a count (or byte sum) by outcome with the outcomes
@@ -302,13 +334,27 @@ func RunTables(w io.Writer, rep RunReport, wide bool, width int) error {
 	sep := "\n"
 	for _, e := range rep.Shards {
 		if e.Error != "" {
-			if _, err := fmt.Fprintf(w, "%sshard %02d %s: %s\n", sep, e.Shard, e.Status, Cell(e.Error)); err != nil {
+			if _, err := fmt.Fprintf(w, "%sshard %02d %s: %s%s\n", sep, e.Shard, e.Status, Cell(e.Error), walkLeft(e)); err != nil {
 				return err
 			}
 			sep = ""
 		}
 	}
 	return nil
+}
+
+// walkLeft says, on a line of its own under why a shard stopped, how far
+// its unfinished walk got and whether the next pass continues it: "" when
+// the shard's walk finished or it did not walk.
+func walkLeft(s ShardReport) string {
+	if s.WalkBuckets == 0 || s.WalkBucketsDone == s.WalkBuckets {
+		return ""
+	}
+	next := "the next walk starts over"
+	if s.WalkSaved {
+		next = "position saved for the next pass"
+	}
+	return fmt.Sprintf("\n  %s walk: %d of %d buckets done, %s", dash(s.Walk), s.WalkBucketsDone, s.WalkBuckets, next)
 }
 
 // wouldDispatchTable lists a dry run's actions by bucket and key: what
@@ -449,8 +495,10 @@ func runSummary(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error 
 
 // shardTable lists the shards; by default only those that dispatched
 // anything or did not finish, as the summary accounts for the others, and
-// without EVENTS (events scanned), MATCHES, PENDING (matches not yet due)
-// and WALKER_AGE.
+// without EVENTS (events scanned), MATCHES, PENDING (matches not yet due),
+// WALKER_AGE, WALK_KEYS (keys the walk listed) and BUCKETS (buckets done
+// of the walk's, "-" without a walk); the lines after the tables say how
+// far an unfinished shard's walk got.
 func shardTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error {
 	header := []string{"SHARD", "STATUS"}
 	if wide {
@@ -461,6 +509,9 @@ func shardTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error 
 		header = append(header, "WALKER_AGE")
 	}
 	header = append(header, "WALK")
+	if wide {
+		header = append(header, "WALK_KEYS", "BUCKETS")
+	}
 	var rows [][]string
 	for _, s := range rep.Shards {
 		if !wide && !shardActed(s) {
@@ -474,7 +525,15 @@ func shardTable(w io.Writer, rep RunReport, oc outcomeCounter, wide bool) error 
 		if wide {
 			row = append(row, lag(s.WalkerAgeSeconds))
 		}
-		rows = append(rows, append(row, dash(s.Walk)))
+		row = append(row, dash(s.Walk))
+		if wide {
+			buckets := "-"
+			if s.WalkBuckets > 0 {
+				buckets = fmt.Sprintf("%d/%d", s.WalkBucketsDone, s.WalkBuckets)
+			}
+			row = append(row, itoa(s.WalkKeys), buckets)
+		}
+		rows = append(rows, row)
 	}
 	title := "\nShards"
 	if !wide {

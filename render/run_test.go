@@ -42,10 +42,13 @@ func haltedReport() RunReport {
 			sr.EventsScanned, sr.Matches = 7, 3
 			sr.Dispatched = map[string]int64{"DONE": 2, "SKIPPED_OBJECT_LOCK": 1}
 		case 9:
-			sr.Status, sr.Error = dailyrun.StatusCancelled.String(), "context deadline exceeded"
+			sr.Status, sr.Error = dailyrun.StatusIncomplete.String(), "context deadline exceeded"
 			sr.EventsScanned, sr.CursorLagSeconds, sr.WalkerAgeSeconds = 12345678, nil, nil
+			sr.Walk, sr.WalkKeys, sr.WalkBucketsDone, sr.WalkBuckets, sr.WalkSaved = "recovery", 250000, 3, 40, true
+			sr.WalkResumedFrom = &WalkPointReport{Bucket: "logs", After: "app/2026/01/x.log"}
 		default:
 			sr.EventsScanned = int64(s)
+			sr.WalkKeys, sr.WalkBucketsDone, sr.WalkBuckets = int64(1000*s), 2, 2
 		}
 		rep.Shards = append(rep.Shards, sr)
 	}
@@ -348,5 +351,46 @@ func TestRunSummaryCountsLeasedApart(t *testing.T) {
 	}
 	if first, _, _ := strings.Cut(buf.String(), "\n"); first != "Pass over 3 shards: 1 did not finish, 1 leased by another host" {
 		t.Errorf("title %q", first)
+	}
+}
+
+// -o json spells each shard's walk progress and resumption with stable
+// snake_case fields: a continued walk's point, null otherwise.
+func TestRunReportWalkFields(t *testing.T) {
+	res := &dailyrun.Result{Shards: []dailyrun.ShardResult{
+		{Shard: 1, Status: dailyrun.StatusIncomplete, Walk: dailyrun.WalkRecovery, WalkKeys: 1200, WalkBucketsDone: 2, WalkBuckets: 5,
+			WalkSaved: true, WalkResumed: true, WalkResumedFrom: &dailyrun.WalkPoint{Bucket: "logs", After: "app/0042.log"}},
+		{Shard: 2, Status: dailyrun.StatusOK, Walk: dailyrun.WalkRecovery, WalkResumed: true, WalkResumedFrom: &dailyrun.WalkPoint{Bucket: "tmp", Uploads: true}},
+		{Shard: 3, Status: dailyrun.StatusOK},
+	}}
+	data, err := json.Marshal(NewRunReport(res, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Shards []map[string]any `json:"shards"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{
+		{"walk_keys": 1200.0, "walk_buckets_done": 2.0, "walk_buckets": 5.0, "walk_saved": true,
+			"walk_resumed_from": map[string]any{"bucket": "logs", "after": "app/0042.log", "uploads": false}},
+		{"walk_keys": 0.0, "walk_buckets_done": 0.0, "walk_buckets": 0.0, "walk_saved": false,
+			"walk_resumed_from": map[string]any{"bucket": "tmp", "after": "", "uploads": true}},
+		{"walk_keys": 0.0, "walk_buckets_done": 0.0, "walk_buckets": 0.0, "walk_saved": false, "walk_resumed_from": nil},
+	}
+	for i, w := range want {
+		got := map[string]any{}
+		for k := range w {
+			v, ok := doc.Shards[i][k]
+			if !ok {
+				t.Errorf("shard %d: no %q in %s", i, k, data)
+			}
+			got[k] = v
+		}
+		if diff := cmp.Diff(w, got); diff != "" {
+			t.Errorf("shard %d (-want +got):\n%s", i, diff)
+		}
 	}
 }
