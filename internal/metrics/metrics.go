@@ -38,6 +38,9 @@ const (
 	LastSuccess   = "ilmctl_daily_run_last_success_timestamp_seconds"
 	Ambiguous     = "ilmctl_daily_run_ambiguous_keys"
 	AmbiguousFrom = "ilmctl_daily_run_ambiguous_keys_first_seen_timestamp_seconds"
+	WalkKeys      = "ilmctl_daily_run_walk_keys"
+	WalkBuckets   = "ilmctl_daily_run_walk_buckets"
+	WalkDone      = "ilmctl_daily_run_walk_buckets_done"
 )
 
 // limiterWaitBuckets are SeaweedFS's own for this histogram, so one
@@ -58,6 +61,9 @@ type Recorder struct {
 	lastWalked    *prometheus.GaugeVec
 	shardDuration *prometheus.GaugeVec
 	events        *prometheus.CounterVec
+	walkKeys      *prometheus.GaugeVec
+	walkBuckets   *prometheus.GaugeVec
+	walkDone      *prometheus.GaugeVec
 	dispatch      *prometheus.CounterVec
 	status        *prometheus.GaugeVec
 	notices       *prometheus.CounterVec
@@ -86,6 +92,12 @@ func New() *Recorder {
 		Help: "Wall-clock seconds from the start of the last pass until the shard finished (walk, replay, cursor save)."}, shard)
 	r.events = prometheus.NewCounterVec(prometheus.CounterOpts{Name: EventsScanned,
 		Help: "Meta-log events the shard's replay decided in the last pass."}, shard)
+	r.walkKeys = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: WalkKeys,
+		Help: "Keys of the shard (objects and incomplete uploads) its walk listed in the last pass; 0 when it did not walk."}, shard)
+	r.walkBuckets = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: WalkBuckets,
+		Help: "Buckets the shard's walk in the last pass covers; 0 when it did not walk."}, shard)
+	r.walkDone = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: WalkDone,
+		Help: "Of those, buckets whose every due action of the shard completed, a continued recovery walk's earlier passes included; below " + WalkBuckets + ": the walk is unfinished."}, shard)
 	r.limiterWait = prometheus.NewHistogram(prometheus.HistogramOpts{Name: LimiterWait,
 		Help:    "Per-dispatch wait on the cluster rate limiter before a LifecycleDelete in the last pass; no observation when --deletes-per-second is 0 (unlimited).",
 		Buckets: limiterWaitBuckets})
@@ -109,7 +121,7 @@ func New() *Recorder {
 		Help: "Keys the last pass left alone for an ambiguous layout: those it met and those still on its shards' lists (the heartbeat's ambiguous=)."})
 	r.ambiguousFrom = prometheus.NewGauge(prometheus.GaugeOpts{Name: AmbiguousFrom,
 		Help: "When the longest-standing of those keys was first found ambiguous, Unix seconds; 0 when there is none."})
-	r.reg.MustRegister(r.cursor, r.lastWalked, r.shardDuration, r.events, r.limiterWait, r.dispatch,
+	r.reg.MustRegister(r.cursor, r.lastWalked, r.shardDuration, r.events, r.walkKeys, r.walkBuckets, r.walkDone, r.limiterWait, r.dispatch,
 		r.status, r.notices, r.errors, r.bucketErrors, r.duration, r.lastRun, r.ambiguous, r.ambiguousFrom)
 	return r
 }
@@ -137,6 +149,9 @@ func (r *Recorder) Record(res *dailyrun.Result, end time.Time) {
 		r.lastWalked.WithLabelValues(id).Set(float64(s.Cursor.LastWalkedNs))
 		r.shardDuration.WithLabelValues(id).Set(s.Duration.Seconds())
 		r.events.WithLabelValues(id).Add(float64(s.EventsScanned))
+		r.walkKeys.WithLabelValues(id).Set(float64(s.WalkKeys))
+		r.walkBuckets.WithLabelValues(id).Set(float64(s.WalkBuckets))
+		r.walkDone.WithLabelValues(id).Set(float64(s.WalkBucketsDone))
 	}
 	for _, b := range res.Buckets {
 		for outcome, n := range b.Outcomes {

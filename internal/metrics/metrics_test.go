@@ -31,15 +31,18 @@ var (
 )
 
 // pass is a two-shard result: shard 3 ok with a cursor and a walk, shard
-// 12 halted on a STUCK delete without either.
+// 12 halted on a STUCK delete without a cursor, 2 of its recovery walk's
+// 5 buckets done.
 func pass(status dailyrun.ShardStatus) *dailyrun.Result {
 	return &dailyrun.Result{
 		RunNow:   runNow,
 		Duration: 7 * time.Second,
 		Shards: []dailyrun.ShardResult{
 			{Shard: 3, Status: dailyrun.StatusOK, EventsScanned: 42, Duration: 5 * time.Second,
-				Cursor: dailyrun.Cursor{TsNs: runNow.UnixNano(), LastWalkedNs: runNow.Add(-time.Hour).UnixNano()}},
-			{Shard: 12, Status: status, EventsScanned: 1, Duration: 6500 * time.Millisecond},
+				Cursor: dailyrun.Cursor{TsNs: runNow.UnixNano(), LastWalkedNs: runNow.Add(-time.Hour).UnixNano()},
+				Walk:   dailyrun.WalkSteadyState, WalkKeys: 250, WalkBucketsDone: 3, WalkBuckets: 3},
+			{Shard: 12, Status: status, EventsScanned: 1, Duration: 6500 * time.Millisecond,
+				Walk: dailyrun.WalkRecovery, WalkKeys: 4096, WalkBucketsDone: 2, WalkBuckets: 5},
 		},
 		Buckets: []dailyrun.BucketKindCounts{
 			{Bucket: "logs", Kind: lifecycle.AbortMPU, Outcomes: map[filer.Outcome]int64{"NOOP_RESOLVED": 1}},
@@ -95,6 +98,18 @@ ilmctl_daily_run_status{status="halted"} 0
 ilmctl_daily_run_status{status="incomplete"} 0
 ilmctl_daily_run_status{status="leased"} 0
 ilmctl_daily_run_status{status="ok"} 1
+# HELP ilmctl_daily_run_walk_buckets Buckets the shard's walk in the last pass covers; 0 when it did not walk.
+# TYPE ilmctl_daily_run_walk_buckets gauge
+ilmctl_daily_run_walk_buckets{shard="12"} 5
+ilmctl_daily_run_walk_buckets{shard="3"} 3
+# HELP ilmctl_daily_run_walk_buckets_done Of those, buckets whose every due action of the shard completed, a continued recovery walk's earlier passes included; below ilmctl_daily_run_walk_buckets: the walk is unfinished.
+# TYPE ilmctl_daily_run_walk_buckets_done gauge
+ilmctl_daily_run_walk_buckets_done{shard="12"} 2
+ilmctl_daily_run_walk_buckets_done{shard="3"} 3
+# HELP ilmctl_daily_run_walk_keys Keys of the shard (objects and incomplete uploads) its walk listed in the last pass; 0 when it did not walk.
+# TYPE ilmctl_daily_run_walk_keys gauge
+ilmctl_daily_run_walk_keys{shard="12"} 4096
+ilmctl_daily_run_walk_keys{shard="3"} 250
 # HELP s3_lifecycle_cursor_min_ts_ns Shard's replay cursor, Unix ns, as saved by the last pass (or kept from before it); now minus this is the replay lag. 0: no replay cursor (cold, or only walked rules).
 # TYPE s3_lifecycle_cursor_min_ts_ns gauge
 s3_lifecycle_cursor_min_ts_ns{shard="12"} 0
@@ -153,8 +168,8 @@ func TestTextfile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("textfile does not parse: %v", err)
 	}
-	if len(mfs) != 15 {
-		t.Errorf("%d metric families, want 15", len(mfs))
+	if len(mfs) != 18 {
+		t.Errorf("%d metric families, want 18", len(mfs))
 	}
 }
 
@@ -364,8 +379,8 @@ push_time_seconds{instance="host-a",job="ilmctl_run"} 1.7e+09
 		if h := p.families[LimiterWait].GetMetric()[0].GetHistogram(); h.GetSampleCount() != want.waits {
 			t.Errorf("push %d: %d limiter waits, want %d", i, h.GetSampleCount(), want.waits)
 		}
-		if len(p.families) != 15 {
-			t.Errorf("push %d: %d families, want 15", i, len(p.families))
+		if len(p.families) != 18 {
+			t.Errorf("push %d: %d families, want 18", i, len(p.families))
 		}
 	}
 }
