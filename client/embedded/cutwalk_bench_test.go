@@ -43,8 +43,9 @@ func processCPU() time.Duration {
 
 // BenchmarkCutColdPass runs a cold pass over a fixture of 1M versions
 // (cutBenchVersions) once uncut, and once cut by its deadline into passes
-// of an eighth of the uncut pass's deletes each (5 or more: deletes in flight when a pass is cut still complete), every pass
-// opening the filer afresh as its own process would and continuing the
+// of an eighth of the uncut pass's deletes each (5 or more: the deletes in
+// flight when a pass is cut still complete), every pass opening the
+// filer afresh as its own process would and continuing the
 // recovery walk the previous one saved, until one ends ok. It reports the
 // CPU of the cut passes together against the uncut pass's (cpu-ratio),
 // and fails unless they end in the same state with the same deletes, none
