@@ -68,7 +68,7 @@ func BenchmarkCutColdPass(b *testing.B) {
 
 		cpu0 := processCPU()
 		var uncutDone []string
-		res, err := cutRun(uncutDir, 0, func(t string) { uncutDone = append(uncutDone, t) })
+		res, err := cutRun(uncutDir, 0, nil, func(t string) { uncutDone = append(uncutDone, t) })
 		uncutCPU := processCPU() - cpu0
 		b.StopTimer()
 		if err != nil || res.Status() != dailyrun.StatusOK {
@@ -83,7 +83,7 @@ func BenchmarkCutColdPass(b *testing.B) {
 		passes := 0
 		for {
 			passes++
-			res, err := cutRun(cutDir, per, func(t string) { cutDone = append(cutDone, t) })
+			res, err := cutRun(cutDir, per, nil, func(t string) { cutDone = append(cutDone, t) })
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -157,8 +157,9 @@ func (c *deadlineCtx) cut() { c.once.Do(func() { close(c.done) }) }
 
 // cutRun is one pass of the proof over the filer in dir: cutAfter > 0 ends
 // it once that many deletes completed DONE. done receives each DONE
-// target (bucket/key@version#upload).
-func cutRun(dir string, cutAfter int, done func(string)) (*dailyrun.Result, error) {
+// target (bucket/key@version#upload). wrap, when set, is the store the
+// pass runs on, around the filer.
+func cutRun(dir string, cutAfter int, wrap func(*Filer) filer.Store, done func(string)) (*dailyrun.Result, error) {
 	f, err := Open(dir, Options{Clock: func() time.Time { return cutNow }, MustExist: true})
 	if err != nil {
 		return nil, err
@@ -169,8 +170,12 @@ func cutRun(dir string, cutAfter int, done func(string)) (*dailyrun.Result, erro
 	if err != nil {
 		return nil, err
 	}
+	st := filer.Store(f)
+	if wrap != nil {
+		st = wrap(f)
+	}
 	n := 0
-	return dailyrun.Run(ctx, dailyrun.Config{Store: f, Snapshot: snap, RunNow: cutNow, Clock: time.Now, DiscardActions: true,
+	return dailyrun.Run(ctx, dailyrun.Config{Store: st, Snapshot: snap, RunNow: cutNow, Clock: time.Now, DiscardActions: true,
 		OnAction: func(a dailyrun.Action) {
 			if a.Outcome != filer.OutcomeDone {
 				return
