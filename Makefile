@@ -127,8 +127,11 @@ BENCH_VERSIONS ?= 100000,1000000
 ifeq ($(BENCH_10M),1)
 BENCH_VERSIONS := $(BENCH_VERSIONS),10000000
 endif
+# BENCH_CUT_VERSIONS sizes BenchmarkCutColdPass (client/embedded): a cold
+# pass cut into 5 or more passes against the uncut one.
+BENCH_CUT_VERSIONS ?= 1000000
 bench: build ## Go benchmarks, passes at 100k/1M (BENCH_10M=1)
-	$(GO) test -run='^$$' -bench=. -benchmem ./...
+	ILMCTL_BENCH_CUT_VERSIONS=$(BENCH_CUT_VERSIONS) $(GO) test -run='^$$' -bench=. -benchmem -timeout 60m ./...
 	$(GO) build -o bin/genfixture ./scripts/genfixture
 	$(GO) run ./scripts/benchpass -ilmctl $(BIN) -genfixture bin/genfixture -versions $(BENCH_VERSIONS)
 
