@@ -1,6 +1,7 @@
 // Package render formats command results: human tables (borderless,
-// left-aligned columns as kubectl prints them, titles in bold only on a
-// terminal and never under NO_COLOR), JSON that pipes cleanly into jq and
+// left-aligned columns as kubectl prints them, fitted to the terminal's
+// width; titles in bold and statuses in colour only on a terminal and
+// never under NO_COLOR), JSON that pipes cleanly into jq and
 // JSON lines. It owns no domain types: its *Report types are the JSON and
 // table views of core results (dailyrun.Result, engine.BucketError), and
 // errors reach it as errors. JSON field names are snake_case and stable
@@ -14,7 +15,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"unicode"
 	"unicode/utf8"
 
@@ -76,57 +76,6 @@ func JSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// columnGap is the space between table columns, as kubectl leaves it.
-const columnGap = 3
-
-// Table writes a titled table the way kubectl does: no borders, a header
-// line, left-aligned columns separated by spaces and no trailing blanks,
-// so it reads at a glance and splits with awk. text/tabwriter does that in
-// the standard library; a box-drawing table library would have to be
-// told to draw nothing.
-//
-// Every cell prints something: an empty one prints as "-", so no column
-// goes missing from a row split on blanks, and a cell holding
-// a control character, an invalid UTF-8 byte or a character that prints
-// nothing (an object key may hold any of them) is printed Go-quoted, so
-// it cannot break the row or write escape sequences to the terminal. An
-// empty title prints no title line; rows with no entries print "(none)"
-// under the title so an empty result is visibly empty rather than missing.
-func Table(w io.Writer, title string, header []string, rows [][]string) error {
-	if title != "" {
-		if _, err := fmt.Fprintln(w, Title(w, title)); err != nil {
-			return err
-		}
-	}
-	if len(rows) == 0 {
-		_, err := fmt.Fprintln(w, "(none)")
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, columnGap, ' ', 0)
-	var b strings.Builder
-	line := func(cells []string) error {
-		b.Reset()
-		for i, c := range cells {
-			if i > 0 {
-				b.WriteByte('\t')
-			}
-			b.WriteString(Cell(c))
-		}
-		b.WriteByte('\n')
-		_, err := io.WriteString(tw, b.String())
-		return err
-	}
-	if err := line(header); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if err := line(r); err != nil {
-			return err
-		}
-	}
-	return tw.Flush()
-}
-
 // Cell is s as one table cell: "-" when empty, Go-quoted when it holds
 // anything but printable characters and spaces.
 func Cell(s string) string {
@@ -149,11 +98,13 @@ func Title(w io.Writer, s string) string {
 	return lipgloss.NewStyle().Bold(true).Render(s)
 }
 
-// Colour reports whether w is a terminal and NO_COLOR is unset.
+// Colour reports whether w is a terminal and NO_COLOR is unset or empty
+// (no-color.org: "when present and not an empty string").
 func Colour(w io.Writer) bool {
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
-		return false
-	}
 	f, ok := w.(*os.File)
-	return ok && isatty.IsTerminal(f.Fd())
+	return colourOn(os.Getenv("NO_COLOR"), ok && isatty.IsTerminal(f.Fd()))
+}
+
+func colourOn(noColor string, terminal bool) bool {
+	return terminal && noColor == ""
 }

@@ -1,8 +1,13 @@
 package render
 
 import (
+	"io"
+	"regexp"
+
 	"bytes"
 	"errors"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 	"strings"
 	"testing"
 
@@ -91,5 +96,76 @@ func TestAbbrev(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Abbrev (-want +got):\n%s", diff)
+	}
+}
+
+// NO_COLOR set and non-empty turns colour off even on a terminal
+// (no-color.org); set but empty, it does not.
+func TestColourOn(t *testing.T) {
+	for _, c := range []struct {
+		noColor  string
+		terminal bool
+		want     bool
+	}{
+		{"", true, true},
+		{"1", true, false},
+		{"", false, false},
+		{"1", false, false},
+	} {
+		if got := colourOn(c.noColor, c.terminal); got != c.want {
+			t.Errorf("colourOn(NO_COLOR=%q, terminal %v) = %v, want %v", c.noColor, c.terminal, got, c.want)
+		}
+	}
+}
+
+// A buffer is never a terminal: Table writes no escape sequence there,
+// whatever NO_COLOR says, so goldens and pipes get plain text.
+func TestTablePlainOffTerminal(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	var b bytes.Buffer
+	if err := Table(&b, "Pass", []string{"STATUS"}, [][]string{{"halted"}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "\x1b") {
+		t.Errorf("escape sequence off a terminal: %q", b.String())
+	}
+}
+
+// On a colour terminal the STATUS and VERDICT cells are coloured by
+// what they say, the title is bold, and columns still line up as the
+// plain table's do.
+func TestTableStatusColours(t *testing.T) {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI)
+	var b bytes.Buffer
+	err := table(&b, "Pass", []string{"STATUS", "VERDICT", "NOTE"}, [][]string{
+		{"ok", "covered", "ok"},
+		{"incomplete", "blocked", "x"},
+		{"halted", "-", "y"},
+		{"STUCK", "other", "z"},
+		{"rejected", "", "w"},
+	}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	green, yellow, red := "\x1b[32m", "\x1b[33m", "\x1b[31m"
+	want := []string{
+		"\x1b[1mPass\x1b[0m",
+		"STATUS       VERDICT   NOTE",
+		green + "ok\x1b[0m           " + green + "covered\x1b[0m   ok",
+		yellow + "incomplete\x1b[0m   " + red + "blocked\x1b[0m   x",
+		red + "halted\x1b[0m       -         y",
+		red + "STUCK\x1b[0m        other     z",
+		red + "rejected\x1b[0m     -         w",
+	}
+	got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	// tablewriter may close a style again before the next cell; what the
+	// terminal shows is the same, so compare with that reset removed.
+	for i := range got {
+		got[i] = strings.ReplaceAll(got[i], "\x1b[0m\x1b[0m", "\x1b[0m")
+		got[i] = regexp.MustCompile(`(\s+)\x1b\[0m`).ReplaceAllString(got[i], "$1")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("coloured table (-want +got):\n%s", diff)
 	}
 }
