@@ -569,5 +569,5 @@ func lag(sec *float64) string {
 	if sec == nil {
 		return "cold"
 	}
-	return dailyrun.FormatDuration(time.Duration(*sec * float64(time.Second)))
+	return Duration(time.Duration(*sec * float64(time.Second)))
 }

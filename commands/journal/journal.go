@@ -267,7 +267,7 @@ func age(r corejournal.Record) string {
 	if r.AgeSeconds == nil {
 		return "-"
 	}
-	return (time.Duration(*r.AgeSeconds) * time.Second).String()
+	return render.Duration(time.Duration(*r.AgeSeconds) * time.Second)
 }
 
 // renderLs prints the listing. The table leads with what decides what to

@@ -131,7 +131,7 @@ func renderInspect(w io.Writer, f render.Format, in *core.Inspection, receiptOut
 		{"control", ctl.ID}, {"protocol", string(ctl.Protocol)}, {"source", ctl.SourcePath},
 		{"classification", string(ctl.Classification)}, {"record_classification", dash(string(in.JournalClassification))},
 		{"quarantine_reason", dash(in.QuarantineReason)}, {"schema", dash(in.SourceSchema)}, {"state", dash(in.SourceState)},
-		{"age", (time.Duration(age) * time.Second).String() + " (since first seen " + time.Unix(0, ctl.FirstSeenAtUnixNanos).UTC().Format(time.RFC3339) + ")"},
+		{"age", render.Duration(time.Duration(age)*time.Second) + " (since first seen " + time.Unix(0, ctl.FirstSeenAtUnixNanos).UTC().Format(time.RFC3339) + ")"},
 		{"attempts", fmt.Sprintf("%d (consecutive failures %d)", ctl.AttemptCount, ctl.ConsecutiveFailureCount)},
 		{"content_sha256", dash(in.ContentSHA256)}, {"copy_set_sha256", dash(in.CopySetSHA256)},
 	}

@@ -160,7 +160,7 @@ func renderLs(w io.Writer, f render.Format, rows []controlRow, page *core.ListPa
 			next = r.NextAttemptAt
 		}
 		tr = append(tr, []string{short[r.ControlID], string(r.Protocol), string(r.Classification),
-			(time.Duration(r.AgeSeconds) * time.Second).String(), strconv.FormatUint(r.AttemptCount, 10),
+			render.Duration(time.Duration(r.AgeSeconds) * time.Second), strconv.FormatUint(r.AttemptCount, 10),
 			strconv.FormatUint(r.ConsecutiveFailureCount, 10), next, string(r.LastErrorCode), r.SourcePath})
 	}
 	title := "Controls"
