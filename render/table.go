@@ -33,14 +33,32 @@ const columnGap = 3
 // On a colour terminal (Colour) the cells of a STATUS or VERDICT column
 // are coloured by what they say (statusStyle).
 func Table(w io.Writer, title string, header []string, rows [][]string) error {
-	var colour *lipgloss.Renderer
-	if Colour(w) {
-		colour = lipgloss.NewRenderer(w)
-	}
-	return table(w, title, header, rows, colour)
+	return table(w, title, header, celled(rows), colourFor(w))
 }
 
-// table is Table styled by colour, or plain when colour is nil.
+// colourFor is the renderer that styles w's tables, nil when w gets none.
+func colourFor(w io.Writer) *lipgloss.Renderer {
+	if Colour(w) {
+		return lipgloss.NewRenderer(w)
+	}
+	return nil
+}
+
+// celled is rows with every cell as Cell prints it.
+func celled(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = make([]string, len(r))
+		for j, c := range r {
+			out[i][j] = Cell(c)
+		}
+	}
+	return out
+}
+
+// table lays out rows whose cells are already Cell's (a cell holding a
+// line break is printed on as many lines), styled by colour, or plain
+// when colour is nil.
 func table(w io.Writer, title string, header []string, rows [][]string, colour *lipgloss.Renderer) error {
 	if title != "" {
 		t := title
@@ -63,7 +81,7 @@ func table(w io.Writer, title string, header []string, rows [][]string, colour *
 		out := make([]string, len(header))
 		for i := range out {
 			if i < len(r) {
-				out[i] = Cell(r[i])
+				out[i] = r[i]
 			} else {
 				out[i] = Cell("")
 			}

@@ -138,13 +138,13 @@ func TestTableStatusColours(t *testing.T) {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.ANSI)
 	var b bytes.Buffer
-	err := table(&b, "Pass", []string{"STATUS", "VERDICT", "NOTE"}, [][]string{
+	err := table(&b, "Pass", []string{"STATUS", "VERDICT", "NOTE"}, celled([][]string{
 		{"ok", "covered", "ok"},
 		{"incomplete", "blocked", "x"},
 		{"halted", "-", "y"},
 		{"STUCK", "other", "z"},
 		{"rejected", "", "w"},
-	}, r)
+	}), r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -36,5 +38,20 @@ func Check(t testing.TB, name, got, hint string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s differs (-want +got). %sIf the new output is right, go test -run '%s' -update in the package directory rewrites it.\n%s", path, hint, t.Name(), diff)
+	}
+}
+
+// Fits fails for every line of out that a terminal width columns wide
+// would wrap (width runes or more, as a line ending in the last column
+// moves the cursor to the next), or that ends in a blank.
+func Fits(t testing.TB, name, out string, width int) {
+	t.Helper()
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if n := utf8.RuneCountInString(line); n >= width {
+			t.Errorf("%s line %d is %d columns, not under %d:\n%s", name, i+1, n, width, line)
+		}
+		if strings.TrimRight(line, " ") != line {
+			t.Errorf("%s line %d ends in blanks: %q", name, i+1, line)
+		}
 	}
 }

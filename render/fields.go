@@ -1,0 +1,54 @@
+package render
+
+import (
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Fields writes a FIELD/VALUE table of one record (what inspect and show
+// print) short of width columns: a value too long for its column wraps
+// onto lines of its own under VALUE, at blanks, and a word longer than
+// the column (a digest, a path) is broken across lines rather than
+// shortened, since a record's view is where an operator reads its every
+// character. Cells print as Table prints them (Cell).
+func Fields(w io.Writer, title string, rows [][]string, width int) error {
+	fieldW := utf8.RuneCountInString("FIELD")
+	for _, r := range rows {
+		fieldW = max(fieldW, utf8.RuneCountInString(Cell(r[0])))
+	}
+	valueW := max(width-1-fieldW-columnGap, minFitCell)
+	out := celled(rows)
+	for _, r := range out {
+		if len(r) > 1 {
+			r[1] = strings.Join(Wrap(r[1], valueW), "\n")
+		}
+	}
+	return table(w, title, []string{"FIELD", "VALUE"}, out, colourFor(w))
+}
+
+// Wrap splits s into lines of at most width runes, at blanks where it
+// can; a word longer than width is broken every width runes.
+func Wrap(s string, width int) []string {
+	var lines []string
+	var cur []rune
+	for _, word := range strings.Fields(s) {
+		wr := []rune(word)
+		if len(cur) > 0 && len(cur)+1+len(wr) <= width {
+			cur = append(append(cur, ' '), wr...)
+			continue
+		}
+		if len(cur) > 0 {
+			lines = append(lines, string(cur))
+		}
+		for len(wr) > width {
+			lines = append(lines, string(wr[:width]))
+			wr = wr[width:]
+		}
+		cur = wr
+	}
+	if len(cur) > 0 || len(lines) == 0 {
+		lines = append(lines, string(cur))
+	}
+	return lines
+}

@@ -1,0 +1,52 @@
+package render
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A record's long values wrap under VALUE, a digest broken rather than
+// shortened, and no line reaches the width.
+func TestFields(t *testing.T) {
+	var b bytes.Buffer
+	err := Fields(&b, "Record", [][]string{
+		{"control", "b17ceab5c2880f3f5ff40b1d7e6a1a0aa51b0c1f6d2e3a4b5c6d7e8f90a1b2c3"},
+		{"ready", "no: the control is corrupt; abandon it first"},
+		{"state", ""},
+	}, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `Record
+FIELD     VALUE
+control   b17ceab5c2880f3f5ff40b1d7e6a1
+          a0aa51b0c1f6d2e3a4b5c6d7e8f90
+          a1b2c3
+ready     no: the control is corrupt;
+          abandon it first
+state     -
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
+	}
+}
+
+func TestWrapBreaksLongWords(t *testing.T) {
+	for _, c := range []struct {
+		s     string
+		width int
+		want  []string
+	}{
+		{"", 10, []string{""}},
+		{"a b c", 10, []string{"a b c"}},
+		{"aaaa bbbb cccc", 9, []string{"aaaa bbbb", "cccc"}},
+		{"abcdefghijkl", 5, []string{"abcde", "fghij", "kl"}},
+		{"x abcdefghij y", 5, []string{"x", "abcde", "fghij", "y"}},
+	} {
+		if diff := cmp.Diff(c.want, Wrap(c.s, c.width)); diff != "" {
+			t.Errorf("Wrap(%q, %d) (-want +got):\n%s", c.s, c.width, diff)
+		}
+	}
+}
