@@ -12,11 +12,22 @@ import (
 // vocabulary that scripts read.
 func TestOutputGolden(t *testing.T) {
 	a, b, _ := setup(t)
+	t.Setenv("COLUMNS", "")
 	scan, _, code := run(t, "scan", "--meta", a, "--meta", b)
 	if code != 0 {
 		t.Fatalf("scan exit %d", code)
 	}
 	golden.Check(t, "scan.txt", scan, "The fixture's classification (core/journal) or the scan decision changed. ")
+	golden.Fits(t, "scan", scan, 80)
+	// The controls exist now: the tables at other widths and -o wide see
+	// them unchanged.
+	t.Setenv("COLUMNS", "120")
+	scan120, _, _ := run(t, "scan", "--meta", a, "--meta", b)
+	golden.Check(t, "scan-120.txt", scan120, "")
+	golden.Fits(t, "scan at 120", scan120, 120)
+	wide, _, _ := run(t, "scan", "--meta", a, "--meta", b, "-o", "wide")
+	golden.Check(t, "scan-wide.txt", wide, "")
+	t.Setenv("COLUMNS", "")
 	ls, _, code := run(t, "ls", "--meta", a, "--meta", b, "--limit", "3", "-o", "json")
 	if code != 0 {
 		t.Fatalf("ls exit %d", code)

@@ -37,13 +37,17 @@ A control is created create-only and advanced only by ETag compare-and-swap.
 A record whose next attempt is not due is not touched (deferred), so
 running scan from cron every minute never hot-loops. If a pool cannot be
 read completely nothing new is created, due controls record a
-metadata_unavailable failure, and scan exits 3.`,
+metadata_unavailable failure, and scan exits 3.
+
+The table fits the terminal (or $COLUMNS, else 80 columns): short control
+IDs, source paths shortened in the middle; -o wide adds PROTOCOL and
+ATTEMPT with full IDs and paths.`,
 		Example: `  ilmctl recovery scan --meta dir:/srv/meta0 --meta dir:/srv/meta1
   ilmctl recovery scan --meta s3://10.0.0.5:9000/rustfs-meta -o json --metrics-textfile /var/lib/node_exporter/textfile/ilmctl-recovery.prom`,
 		Args: cmdutil.NoArgs,
 	}
 	c.flags(cmd)
-	output := cmdutil.AddOutputFlag(cmd)
+	output := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		format, e, err := c.begin(cmd, output)
 		if err != nil {
@@ -54,7 +58,7 @@ metadata_unavailable failure, and scan exits 3.`,
 			return err
 		}
 		e.rec.RecordScan(rep, now())
-		if err := renderScan(e.out, format, rep); err != nil {
+		if err := renderScan(e.out, format, rep, cmdutil.Width(e.out)); err != nil {
 			return err
 		}
 		if err := c.finish(e); err != nil {
@@ -68,7 +72,12 @@ metadata_unavailable failure, and scan exits 3.`,
 	return cmd
 }
 
-func renderScan(w io.Writer, f render.Format, rep *core.ScanReport) error {
+// renderScan prints the controls scan touched, then counts. The table
+// fits width: each control by its short ID (which inspect takes), its
+// classification and outcome, and its source record shortened in the
+// middle; -o wide adds protocol and attempt outcome, with full IDs and
+// paths.
+func renderScan(w io.Writer, f render.Format, rep *core.ScanReport, width int) error {
 	if f == render.FormatJSON {
 		items := rep.Items
 		if items == nil {
@@ -80,14 +89,25 @@ func renderScan(w io.Writer, f render.Format, rep *core.ScanReport) error {
 			"corrupt_dispositions": nonNil(rep.CorruptDispositions),
 		})
 	}
+	wide := f == render.FormatWide
 	ids := shortIDs(rep.Items)
 	var rows [][]string
 	counts := map[core.ScanOutcome]int{}
 	for _, it := range rep.Items {
 		counts[it.Outcome]++
-		rows = append(rows, []string{ids[it.ControlID], string(it.Protocol), dash(string(it.Classification)), string(it.Outcome), dash(string(it.Attempt)), it.SourcePath})
+		if wide {
+			rows = append(rows, []string{it.ControlID, string(it.Protocol), dash(string(it.Classification)), string(it.Outcome), dash(string(it.Attempt)), it.SourcePath})
+		} else {
+			rows = append(rows, []string{ids[it.ControlID], dash(string(it.Classification)), string(it.Outcome), it.SourcePath})
+		}
 	}
-	if err := render.Table(w, "Controls", []string{"CONTROL", "PROTOCOL", "CLASSIFICATION", "OUTCOME", "ATTEMPT", "SOURCE"}, rows); err != nil {
+	header := []string{"CONTROL", "CLASSIFICATION", "OUTCOME", "SOURCE"}
+	if wide {
+		header = []string{"CONTROL", "PROTOCOL", "CLASSIFICATION", "OUTCOME", "ATTEMPT", "SOURCE"}
+	} else {
+		rows = render.FitRows(header, rows, width, 3)
+	}
+	if err := render.Table(w, "Controls", header, rows); err != nil {
 		return err
 	}
 	var sum [][]string
