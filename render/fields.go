@@ -6,14 +6,15 @@ import (
 	"unicode/utf8"
 )
 
-// Fields writes a FIELD/VALUE table of one record (what inspect and show
-// print) short of width columns: a value too long for its column wraps
-// onto lines of its own under VALUE, at blanks, and a word longer than
-// the column (a digest, a path) is broken across lines rather than
-// shortened, since a record's view is where an operator reads its every
-// character. Cells print as Table prints them (Cell).
-func Fields(w io.Writer, title string, rows [][]string, width int) error {
-	fieldW := utf8.RuneCountInString("FIELD")
+// Fields writes a two-column table of one record's fields, headed by
+// header (FIELD, VALUE: what inspect and show print), short of width
+// columns: a value too long for its column wraps onto lines of its own
+// under the second column, at blanks, and a word longer than the column (a
+// digest, a path) is broken across lines rather than shortened, since a
+// record's view is where an operator reads its every character. Cells
+// print as Table prints them (Cell).
+func Fields(w io.Writer, title string, header [2]string, rows [][]string, width int) error {
+	fieldW := utf8.RuneCountInString(header[0])
 	for _, r := range rows {
 		fieldW = max(fieldW, utf8.RuneCountInString(Cell(r[0])))
 	}
@@ -24,7 +25,7 @@ func Fields(w io.Writer, title string, rows [][]string, width int) error {
 			r[1] = strings.Join(Wrap(r[1], valueW), "\n")
 		}
 	}
-	return table(w, title, []string{"FIELD", "VALUE"}, out, colourFor(w))
+	return table(w, title, header[:], out, colourFor(w))
 }
 
 // Wrap splits s into lines of at most width runes, at blanks where it
@@ -51,4 +52,23 @@ func Wrap(s string, width int) []string {
 		lines = append(lines, string(cur))
 	}
 	return lines
+}
+
+// Indented writes s as lines short of width columns, wrapped (Wrap), the
+// first indented by indent and the rest by indent and two blanks more:
+// how the lines under a table explain its rows in full.
+func Indented(w io.Writer, indent, s string, width int) error {
+	n := utf8.RuneCountInString(indent)
+	lines := Wrap(Cell(s), max(width-1-n-2, minFitCell))
+	var b strings.Builder
+	for i, l := range lines {
+		b.WriteString(indent)
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -11,7 +11,7 @@ import (
 // shortened, and no line reaches the width.
 func TestFields(t *testing.T) {
 	var b bytes.Buffer
-	err := Fields(&b, "Record", [][]string{
+	err := Fields(&b, "Record", [2]string{"FIELD", "VALUE"}, [][]string{
 		{"control", "b17ceab5c2880f3f5ff40b1d7e6a1a0aa51b0c1f6d2e3a4b5c6d7e8f90a1b2c3"},
 		{"ready", "no: the control is corrupt; abandon it first"},
 		{"state", ""},
@@ -48,5 +48,22 @@ func TestWrapBreaksLongWords(t *testing.T) {
 		if diff := cmp.Diff(c.want, Wrap(c.s, c.width)); diff != "" {
 			t.Errorf("Wrap(%q, %d) (-want +got):\n%s", c.s, c.width, diff)
 		}
+	}
+}
+
+// A detail line under a table wraps short of the width, its continuation
+// lines indented further, a long key broken rather than shortened.
+func TestIndented(t *testing.T) {
+	var b bytes.Buffer
+	if err := Indented(&b, "  ", "receipt_missing ilm/manual-transition/scopes/31/f2/31f206ed9d59.json: expected by the manifest", 40); err != nil {
+		t.Fatal(err)
+	}
+	want := `  receipt_missing
+    ilm/manual-transition/scopes/31/f2/
+    31f206ed9d59.json: expected by the
+    manifest
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("indented (-want +got):\n%s", diff)
 	}
 }
