@@ -1,6 +1,9 @@
 package render
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // ShortIDLen is how many leading characters of a digest a table shows, as
 // git shows a commit: enough to be unique in all but huge listings, and
@@ -59,5 +62,41 @@ func ShortIDs(ids []string) func(string) string {
 			return id
 		}
 		return abbrev[id]
+	}
+}
+
+// ShortPaths returns how a table shows each of paths: every element of 32
+// or more lowercase hex digits (a digest, a UUID without hyphens, a run
+// token), less a ".json" suffix, shortened to its Abbrev prefix of at
+// least ShortIDLen, unique among the elements of paths, and marked "…",
+// as git shortens hashes: "ilm/tier-delete-journal/7dd7e41015d3….json".
+// -o wide and the detail lines keep the full path.
+func ShortPaths(paths []string) func(string) string {
+	var ids []string
+	for _, p := range paths {
+		hexElements(p, func(b string) { ids = append(ids, b) })
+	}
+	abbrev := Abbrev(ids, ShortIDLen)
+	return func(p string) string {
+		parts := strings.Split(p, "/")
+		for i, c := range parts {
+			body, ext := c, ""
+			if b, ok := strings.CutSuffix(c, ".json"); ok {
+				body, ext = b, ".json"
+			}
+			if short, ok := abbrev[body]; ok && short != body {
+				parts[i] = short + "…" + ext
+			}
+		}
+		return strings.Join(parts, "/")
+	}
+}
+
+func hexElements(p string, fn func(body string)) {
+	for _, c := range strings.Split(p, "/") {
+		body := strings.TrimSuffix(c, ".json")
+		if len(body) >= 32 && strings.Trim(body, "0123456789abcdef") == "" {
+			fn(body)
+		}
 	}
 }

@@ -67,3 +67,23 @@ func TestIndented(t *testing.T) {
 		t.Errorf("indented (-want +got):\n%s", diff)
 	}
 }
+
+// A path keeps its last element when it can; otherwise it is shortened
+// in the middle.
+func TestShortenPath(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"app/api.log", 20, "app/api.log"},
+		{"ilm/manual-transition/scopes/31/f2/31f206ed9d59….json", 29, "ilm/manua…/31f206ed9d59….json"},
+		{"ilm/transition-transactions/records/d0/00/d0000000000040008000000000000001.json", 29, "ilm/transition…000000001.json"},
+		{"a/verylongname.json", 12, "a/ver…e.json"},
+		{"noslashatallinthisstring", 12, "nosla…string"},
+	} {
+		if got := ShortenPath(c.s, c.n); got != c.want {
+			t.Errorf("ShortenPath(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -13,7 +14,7 @@ const DefaultWidth = 80
 // start and end ("app/b…ch.log") to tell it from its neighbours.
 const minFitCell = 12
 
-// FitRows shortens, in the middle, the cells of the columns in shrink so
+// FitRows shortens, in the middle (Middle), the cells of the columns in shrink so
 // that the table Table prints from header and rows stays short of width
 // (every line under width runes, so a terminal of that width wraps
 // nothing). The widest of those columns gives way first, none below
@@ -22,6 +23,12 @@ const minFitCell = 12
 // (Cell), so quoting happens before shortening and a shortened cell is
 // still one column.
 func FitRows(header []string, rows [][]string, width int, shrink ...int) [][]string {
+	return FitRowsWith(Middle, header, rows, width, shrink...)
+}
+
+// FitRowsWith is FitRows shortening cells with shorten (Middle,
+// ShortenPath) instead of Middle.
+func FitRowsWith(shorten func(s string, n int) string, header []string, rows [][]string, width int, shrink ...int) [][]string {
 	out := make([][]string, len(rows))
 	widths := make([]int, len(header))
 	for i, h := range header {
@@ -57,11 +64,31 @@ func FitRows(header []string, rows [][]string, width int, shrink ...int) [][]str
 	for _, r := range out {
 		for _, j := range shrink {
 			if j < len(r) {
-				r[j] = Middle(r[j], widths[j])
+				r[j] = shorten(r[j], widths[j])
 			}
 		}
 	}
 	return out
+}
+
+// ShortenPath shortens s to at most n runes in the middle, as Middle
+// does, but keeps a path's last element whole when it leaves room for at
+// least four leading runes: "ilm/manu…/31f206ed9d59.json", not
+// "ilm/manual-tr…6ed9d59.json". For the metadata records decom and
+// recovery list, whose last element is the record's ID: the start says
+// what kind of record, the last element which one.
+func ShortenPath(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s, '/'); i > 0 {
+		base := []rune(s[i:])
+		if head := n - len(base) - 1; head >= 4 && head < len([]rune(s[:i])) {
+			return string(r[:head]) + "…" + string(base)
+		}
+	}
+	return Middle(s, n)
 }
 
 // ShortTime writes t as a date alone when it is midnight UTC, as every due time

@@ -126,12 +126,12 @@ docs/design/decommission.md#pool-identity). Nothing is written.`,
 		if err != nil {
 			return err
 		}
-		return runVerify(cmd.Context(), cmd.OutOrStdout(), o, format)
+		return runVerify(cmd.Context(), cmd.OutOrStdout(), o, format, cmdutil.Width(cmd.OutOrStdout()))
 	}
 	return cmd
 }
 
-func runVerify(ctx context.Context, w io.Writer, o verifyOptions, format render.Format) error {
+func runVerify(ctx context.Context, w io.Writer, o verifyOptions, format render.Format, width int) error {
 	if err := checkToken(o.token); err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions, format render.
 	if err != nil {
 		return err
 	}
-	if err := renderVerify(w, format, rep); err != nil {
+	if err := renderVerify(w, format, rep, width); err != nil {
 		return err
 	}
 	p := rep.Predicate
@@ -189,10 +189,11 @@ func blocking(b map[coredecom.Reason]int) string {
 }
 
 // renderVerify leads with what decides: verdict and reason, then where
-// (pool) and which record. The record is the source path the receipt
-// covers; -o wide adds the receipt id, the checkpoint kind, the full key
-// and the detail, which the table prints under itself for blocked rows.
-func renderVerify(w io.Writer, f render.Format, rep *coredecom.Report) error {
+// (pool) and which record, the pool and record shortened to fit width.
+// The record is the source path the receipt covers; each blocked row's
+// detail follows the table in full, wrapped. -o wide adds the checkpoint
+// kind, the receipt id, the full key and the detail.
+func renderVerify(w io.Writer, f render.Format, rep *coredecom.Report, width int) error {
 	if f == render.FormatJSON {
 		if rep.Rows == nil {
 			rep.Rows = []coredecom.Row{}
@@ -200,9 +201,9 @@ func renderVerify(w io.Writer, f render.Format, rep *coredecom.Report) error {
 		return render.JSON(w, rep)
 	}
 	wide := f == render.FormatWide
-	header := []string{"VERDICT", "REASON", "KIND", "POOL", "RECORD"}
+	header := []string{"VERDICT", "REASON", "POOL", "RECORD"}
 	if wide {
-		header = append(header, "CHECKPOINT", "TERMINAL", "ID", "PATH", "DETAIL")
+		header = []string{"VERDICT", "REASON", "KIND", "POOL", "RECORD", "CHECKPOINT", "TERMINAL", "ID", "PATH", "DETAIL"}
 	}
 	var rows [][]string
 	var why []string
@@ -210,26 +211,32 @@ func renderVerify(w io.Writer, f render.Format, rep *coredecom.Report) error {
 	for _, r := range rep.Rows {
 		all = append(all, r.SourcePath, r.Path)
 	}
-	short := newShortener(all)
+	short := render.ShortPaths(all)
 	for _, r := range rep.Rows {
 		rec := r.SourcePath
 		if rec == "" {
 			rec = r.Path
 		}
-		row := []string{string(r.Verdict), string(r.Reason), string(r.Kind), r.Pool, short.path(rec)}
 		if wide {
-			row[4] = rec
-			row = append(row, string(r.Checkpoint), strconv.FormatBool(r.Terminal), r.ID, r.Path, r.Detail)
-		} else if r.Verdict == coredecom.VerdictBlocked && r.Detail != "" {
+			rows = append(rows, []string{string(r.Verdict), string(r.Reason), string(r.Kind), r.Pool, rec,
+				string(r.Checkpoint), strconv.FormatBool(r.Terminal), r.ID, r.Path, r.Detail})
+			continue
+		}
+		if r.Verdict == coredecom.VerdictBlocked && r.Detail != "" {
 			why = append(why, fmt.Sprintf("%s %s: %s", r.Reason, rec, r.Detail))
 		}
-		rows = append(rows, row)
+		rows = append(rows, []string{string(r.Verdict), string(r.Reason), r.Pool, short(rec)})
 	}
-	if err := render.Table(w, "Run "+rep.RunToken[:render.ShortIDLen]+" (source "+rep.Source+")", header, rows); err != nil {
+	title := "Run " + rep.RunToken[:render.ShortIDLen] + " (source " + rep.Source + ")"
+	if !wide {
+		rows = render.FitRowsWith(render.ShortenPath, header, rows, width, 2, 3)
+		title = render.Middle(title, width-1)
+	}
+	if err := render.Table(w, title, header, rows); err != nil {
 		return err
 	}
 	for _, l := range why {
-		if _, err := fmt.Fprintln(w, "  "+l); err != nil {
+		if err := render.Indented(w, "  ", l, width); err != nil {
 			return err
 		}
 	}
@@ -251,7 +258,10 @@ func renderVerify(w io.Writer, f render.Format, rep *coredecom.Report) error {
 	for _, e := range p.ReadErrors {
 		comp = append(comp, []string{"read error", e})
 	}
-	return render.Table(w, "\nCompletion", []string{"CHECK", "VALUE"}, comp)
+	if wide {
+		return render.Table(w, "\nCompletion", []string{"CHECK", "VALUE"}, comp)
+	}
+	return render.Fields(w, "\nCompletion", [2]string{"CHECK", "VALUE"}, comp, width)
 }
 
 type receiptsOptions struct {
@@ -426,14 +436,14 @@ func renderReceipts(w io.Writer, f render.Format, token string, entries []receip
 	for _, e := range entries {
 		all = append(all, e.SourcePath)
 	}
-	short := newShortener(all)
+	short := render.ShortPaths(all)
 	for _, e := range entries {
 		rec := e.SourcePath
 		if e.Kind == "manifest" && e.Count != nil {
 			rec = fmt.Sprintf("%d receipt(s) expected", *e.Count)
 		}
 		if !wide {
-			rec = short.path(rec)
+			rec = short(rec)
 		}
 		kind := string(e.Checkpoint)
 		if e.Kind == "manifest" {
@@ -463,44 +473,6 @@ func renderReceipts(w io.Writer, f render.Format, token string, entries []receip
 		}
 	}
 	return nil
-}
-
-// shortener shortens every path component made of 32 or more hex digits
-// (digests, UUIDs without hyphens, run tokens) to its shortest prefix of at
-// least 12 characters that is unique in the listing, as git shortens
-// hashes, so a record path fits a table row; -o wide and the detail lines
-// keep the full key.
-type shortener map[string]string
-
-func hexComponents(p string, fn func(body string)) {
-	for _, c := range strings.Split(p, "/") {
-		body := strings.TrimSuffix(c, ".json")
-		if len(body) >= 32 && strings.Trim(body, "0123456789abcdef") == "" {
-			fn(body)
-		}
-	}
-}
-
-func newShortener(paths []string) shortener {
-	var ids []string
-	for _, p := range paths {
-		hexComponents(p, func(b string) { ids = append(ids, b) })
-	}
-	return render.Abbrev(ids, render.ShortIDLen)
-}
-
-func (s shortener) path(p string) string {
-	parts := strings.Split(p, "/")
-	for i, c := range parts {
-		body, ext := c, ""
-		if b, ok := strings.CutSuffix(c, ".json"); ok {
-			body, ext = b, ".json"
-		}
-		if short, ok := s[body]; ok && short != body {
-			parts[i] = short + "…" + ext
-		}
-	}
-	return strings.Join(parts, "/")
 }
 
 func newRunToken() *cobra.Command {

@@ -139,25 +139,38 @@ func TestVerifyCommand(t *testing.T) {
 	}
 }
 
-// TestVerifyTables pins the human output of a complete and a blocked run.
+// TestVerifyTables pins the human output of a complete and a blocked run,
+// at 80 and 120 columns and -o wide.
 func TestVerifyTables(t *testing.T) {
 	wd, _ := os.Getwd()
 	for _, c := range []struct {
-		name string
-		run  *decomfixture.Run
-		args []string
+		name    string
+		run     *decomfixture.Run
+		columns string
+		args    []string
 	}{
-		{"verify-complete.txt", decomfixture.Complete(), nil},
-		{"verify-blocked.txt", decomfixture.Complete().MissingReceipt().TerminalHidesTarget().Unregistered(), nil},
-		{"verify-blocked-wide.txt", decomfixture.Complete().NonSuccessor(), []string{"-o", "wide"}},
-		{"verify-blocked.json", decomfixture.Complete().DigestMismatch().CorruptReceipt(), []string{"-o", "json"}},
+		{"verify-complete.txt", decomfixture.Complete(), "", nil},
+		{"verify-complete-120.txt", decomfixture.Complete(), "120", nil},
+		{"verify-blocked.txt", decomfixture.Complete().MissingReceipt().TerminalHidesTarget().Unregistered(), "", nil},
+		{"verify-blocked-120.txt", decomfixture.Complete().MissingReceipt().TerminalHidesTarget().Unregistered(), "120", nil},
+		{"verify-blocked-wide.txt", decomfixture.Complete().NonSuccessor(), "", []string{"-o", "wide"}},
+		{"verify-blocked.json", decomfixture.Complete().DigestMismatch().CorruptReceipt(), "", []string{"-o", "json"}},
 	} {
+		t.Setenv("COLUMNS", c.columns)
 		dir := t.TempDir()
 		writeRun(t, dir, c.run)
 		t.Chdir(dir) // pools are named by their --meta, relative here
 		out, _ := execute(t, verifyArgs(".", c.run.Token, c.args...)...)
 		t.Chdir(wd)
 		golden.Check(t, c.name, out, "")
+		if len(c.args) == 0 {
+			width := 80
+			if c.columns != "" {
+				width = 120
+			}
+			// The exit error is main's one line, not the table's.
+			golden.Fits(t, c.name, strings.Split(out, "\nerror: ")[0], width)
+		}
 	}
 }
 
