@@ -72,7 +72,12 @@ Pages hold --limit controls (default 100, at most 1000); when more remain,
 the output ends with the --marker for the next page. A control record that
 fails strict decoding makes the listing incomplete (exit 3) rather than
 silently shorter, and so does any --meta pool that cannot be listed
-completely (a scan over it could not have created every control).`,
+completely (a scan over it could not have created every control).
+
+The table fits the terminal (or $COLUMNS, else 80 columns): short control
+IDs, age, time until the next retry (due: now), source paths shortened in
+the middle; -o wide adds protocol, counters, the next attempt's time and
+the last error, with full IDs and paths.`,
 		Example: `  ilmctl recovery ls --meta dir:/srv/meta0
   ilmctl recovery ls --meta dir:/srv/meta0 --protocol tier_delete_journal --classification retained_ambiguous -o json
   ilmctl recovery ls --meta dir:/srv/meta0 --limit 50 --marker aWxtL3JlY292ZXJ5LWNvbnRyb2xz`,
@@ -83,7 +88,7 @@ completely (a scan over it could not have created every control).`,
 	cmd.Flags().StringVar(&class, "classification", "", "only this classification: "+joinEnum(core.Classifications))
 	cmd.Flags().IntVar(&limit, "limit", core.DefaultListLimit, fmt.Sprintf("controls per page, 1..%d", core.MaxListLimit))
 	cmd.Flags().StringVar(&marker, "marker", "", "continue after this marker (printed at the end of the previous page)")
-	output := cmdutil.AddOutputFlag(cmd)
+	output := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		format, err := output()
 		if err != nil {
@@ -121,7 +126,7 @@ completely (a scan over it could not have created every control).`,
 		}
 		poolErrs := core.PoolListingErrors(ctxOf(cmd), e.pools)
 		incomplete := len(page.BadKeys) > 0 || len(poolErrs) > 0
-		if err := renderLs(e.out, format, rows, page, poolErrs, incomplete); err != nil {
+		if err := renderLs(e.out, format, rows, page, poolErrs, incomplete, at, cmdutil.Width(e.out)); err != nil {
 			return err
 		}
 		if err := c.finish(e); err != nil {
@@ -136,7 +141,7 @@ completely (a scan over it could not have created every control).`,
 	return cmd
 }
 
-func renderLs(w io.Writer, f render.Format, rows []controlRow, page *core.ListPage, poolErrs []string, incomplete bool) error {
+func renderLs(w io.Writer, f render.Format, rows []controlRow, page *core.ListPage, poolErrs []string, incomplete bool, at time.Time, width int) error {
 	if f == render.FormatJSON {
 		bad := page.BadKeys
 		if bad == nil {
@@ -148,26 +153,40 @@ func renderLs(w io.Writer, f render.Format, rows []controlRow, page *core.ListPa
 		return render.JSON(w, map[string]any{"controls": rows, "next_marker": page.NextMarker, "incomplete": incomplete,
 			"corrupt_controls": bad, "pool_errors": poolErrs})
 	}
+	wide := f == render.FormatWide
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ControlID
 	}
 	short := render.Abbrev(ids, render.ShortIDLen)
+	var paths []string
+	for _, r := range rows {
+		paths = append(paths, r.SourcePath)
+	}
+	shortPath := render.ShortPaths(paths)
+	header := []string{"CONTROL", "CLASSIFICATION", "AGE", "RETRY IN", "SOURCE"}
+	if wide {
+		header = []string{"CONTROL", "PROTOCOL", "CLASSIFICATION", "AGE", "ATTEMPTS", "FAILURES", "NEXT ATTEMPT", "LAST ERROR", "SOURCE"}
+	}
 	var tr [][]string
 	for _, r := range rows {
-		next := "-"
-		if r.NextAttemptAt != "" {
-			next = r.NextAttemptAt
+		age := render.Duration(time.Duration(r.AgeSeconds) * time.Second)
+		if wide {
+			tr = append(tr, []string{r.ControlID, string(r.Protocol), string(r.Classification), age,
+				strconv.FormatUint(r.AttemptCount, 10), strconv.FormatUint(r.ConsecutiveFailureCount, 10),
+				r.NextAttemptAt, string(r.LastErrorCode), r.SourcePath})
+			continue
 		}
-		tr = append(tr, []string{short[r.ControlID], string(r.Protocol), string(r.Classification),
-			render.Duration(time.Duration(r.AgeSeconds) * time.Second), strconv.FormatUint(r.AttemptCount, 10),
-			strconv.FormatUint(r.ConsecutiveFailureCount, 10), next, string(r.LastErrorCode), r.SourcePath})
+		tr = append(tr, []string{short[r.ControlID], string(r.Classification), age, retryIn(r.NextAttemptAt, at), shortPath(r.SourcePath)})
+	}
+	if !wide {
+		tr = render.FitRowsWith(render.ShortenPath, header, tr, width, 4)
 	}
 	title := "Controls"
 	if incomplete {
-		title = "Controls (incomplete: unreadable controls or pools; counts do not cover every record)"
+		title = "Controls (incomplete: unreadable controls or pools)"
 	}
-	if err := render.Table(w, title, []string{"CONTROL", "PROTOCOL", "CLASSIFICATION", "AGE", "ATTEMPTS", "FAILURES", "NEXT ATTEMPT", "LAST ERROR", "SOURCE"}, tr); err != nil {
+	if err := render.Table(w, title, header, tr); err != nil {
 		return err
 	}
 	if page.NextMarker != "" {
@@ -181,4 +200,18 @@ func renderLs(w io.Writer, f render.Format, rows []controlRow, page *core.ListPa
 		}
 	}
 	return nil
+}
+
+// retryIn is how long until a control's next attempt (RFC3339) as a table
+// prints it: "-" when none is scheduled, "due" when it is not in the
+// future.
+func retryIn(next string, at time.Time) string {
+	t, err := time.Parse(time.RFC3339, next)
+	switch {
+	case next == "" || err != nil:
+		return "-"
+	case !t.After(at):
+		return "due"
+	}
+	return render.Duration(t.Sub(at))
 }

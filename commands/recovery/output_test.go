@@ -63,3 +63,41 @@ func TestAuditFields(t *testing.T) {
 		t.Fatalf("audit line names a path or pool: %s", errs)
 	}
 }
+
+var (
+	retryTimes   = regexp.MustCompile(`(retrying +\S+ +)(4[89]s|5[0-9]s|1m )`)
+	nextAttempts = regexp.MustCompile(`(2025-06-15T15:0[67]:)[0-9][0-9]`)
+)
+
+// recovery ls fits 80 and 120 columns: short IDs, classification, age,
+// time to the next retry and the source shortened in the middle; -o wide
+// has every column, full IDs and paths.
+func TestLsTablesGolden(t *testing.T) {
+	a, b, _ := setup(t)
+	if _, errs, code := run(t, "scan", "--meta", a, "--meta", b); code != 0 {
+		t.Fatalf("scan exit %d: %s", code, errs)
+	}
+	for _, c := range []struct {
+		name, columns string
+		width         int
+		args          []string
+	}{
+		{"ls.txt", "", 80, nil},
+		{"ls-120.txt", "120", 120, nil},
+		{"ls-wide.txt", "", 0, []string{"-o", "wide"}},
+	} {
+		t.Setenv("COLUMNS", c.columns)
+		out, errs, code := run(t, append([]string{"ls", "--meta", a, "--meta", b}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errs)
+		}
+		// A retry is scheduled 48-60s out, by a digest of the pools'
+		// temporary paths: the goldens hold it as ~1m.
+		out = retryTimes.ReplaceAllString(out, "${1}~1m")
+		out = nextAttempts.ReplaceAllString(out, "${1}SS")
+		golden.Check(t, c.name, out, "")
+		if c.width > 0 {
+			golden.Fits(t, c.name, out, c.width)
+		}
+	}
+}

@@ -91,6 +91,11 @@ func renderScan(w io.Writer, f render.Format, rep *core.ScanReport, width int) e
 	}
 	wide := f == render.FormatWide
 	ids := shortIDs(rep.Items)
+	var paths []string
+	for _, it := range rep.Items {
+		paths = append(paths, it.SourcePath)
+	}
+	shortPath := render.ShortPaths(paths)
 	var rows [][]string
 	counts := map[core.ScanOutcome]int{}
 	for _, it := range rep.Items {
@@ -98,14 +103,14 @@ func renderScan(w io.Writer, f render.Format, rep *core.ScanReport, width int) e
 		if wide {
 			rows = append(rows, []string{it.ControlID, string(it.Protocol), dash(string(it.Classification)), string(it.Outcome), dash(string(it.Attempt)), it.SourcePath})
 		} else {
-			rows = append(rows, []string{ids[it.ControlID], dash(string(it.Classification)), string(it.Outcome), it.SourcePath})
+			rows = append(rows, []string{ids[it.ControlID], dash(string(it.Classification)), string(it.Outcome), shortPath(it.SourcePath)})
 		}
 	}
 	header := []string{"CONTROL", "CLASSIFICATION", "OUTCOME", "SOURCE"}
 	if wide {
 		header = []string{"CONTROL", "PROTOCOL", "CLASSIFICATION", "OUTCOME", "ATTEMPT", "SOURCE"}
 	} else {
-		rows = render.FitRows(header, rows, width, 3)
+		rows = render.FitRowsWith(render.ShortenPath, header, rows, width, 3)
 	}
 	if err := render.Table(w, "Controls", header, rows); err != nil {
 		return err
