@@ -298,7 +298,7 @@ not be read.`,
 		if err != nil {
 			return err
 		}
-		return runReceiptsLs(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o, format)
+		return runReceiptsLs(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o, format, cmdutil.Width(cmd.OutOrStdout()))
 	}
 	cmd.AddCommand(ls)
 	return cmdutil.Group(cmd)
@@ -320,7 +320,7 @@ type receiptEntry struct {
 	Count      *uint64                  `json:"receipt_count,omitempty"`
 }
 
-func runReceiptsLs(ctx context.Context, w, errw io.Writer, o receiptsOptions, format render.Format) error {
+func runReceiptsLs(ctx context.Context, w, errw io.Writer, o receiptsOptions, format render.Format, width int) error {
 	if err := checkToken(o.token); err != nil {
 		return err
 	}
@@ -363,7 +363,7 @@ func runReceiptsLs(ctx context.Context, w, errw io.Writer, o receiptsOptions, fo
 			readErrs = append(readErrs, err.Error())
 		}
 	}
-	if err := renderReceipts(w, format, o.token, entries, readErrs); err != nil {
+	if err := renderReceipts(w, format, o.token, entries, readErrs, width); err != nil {
 		return err
 	}
 	if len(readErrs) > 0 {
@@ -416,7 +416,10 @@ func stateOf(c *coredecom.Checkpoint) string {
 	return ""
 }
 
-func renderReceipts(w io.Writer, f render.Format, token string, entries []receiptEntry, readErrs []string) error {
+// renderReceipts prints a run's receipts, the pool and record shortened
+// to fit width, and each problem's detail in full, wrapped, under the
+// table; -o wide adds state, ID and reason columns with full paths.
+func renderReceipts(w io.Writer, f render.Format, token string, entries []receiptEntry, readErrs []string, width int) error {
 	if f == render.FormatJSON {
 		if entries == nil {
 			entries = []receiptEntry{}
@@ -455,20 +458,23 @@ func renderReceipts(w io.Writer, f render.Format, token string, entries []receip
 		}
 		rows = append(rows, row)
 	}
+	if !wide {
+		rows = render.FitRowsWith(render.ShortenPath, header, rows, width, 1, 3)
+	}
 	if err := render.Table(w, "Run "+token[:render.ShortIDLen], header, rows); err != nil {
 		return err
 	}
 	if !wide {
 		for _, e := range entries {
 			if e.Reason != "" {
-				if _, err := fmt.Fprintf(w, "  %s %s: %s\n", e.Reason, e.Path, e.Detail); err != nil {
+				if err := render.Indented(w, "  ", fmt.Sprintf("%s %s: %s", e.Reason, e.Path, e.Detail), width); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	for _, e := range readErrs {
-		if _, err := fmt.Fprintln(w, "read error: "+e); err != nil {
+		if err := render.Indented(w, "", "read error: "+e, width); err != nil {
 			return err
 		}
 	}

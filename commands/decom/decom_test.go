@@ -221,12 +221,19 @@ func TestReceiptsLs(t *testing.T) {
 	writeRun(t, dir, run)
 	wd, _ := os.Getwd()
 	t.Chdir(dir)
+	t.Setenv("COLUMNS", "")
 	out, code := execute(t, "receipts", "ls", "--run-token", run.Token, "--meta", decomfixture.Source, "--meta", decomfixture.TargetA)
+	t.Setenv("COLUMNS", "120")
+	out120, _ := execute(t, "receipts", "ls", "--run-token", run.Token, "--meta", decomfixture.Source, "--meta", decomfixture.TargetA)
+	t.Setenv("COLUMNS", "")
 	t.Chdir(wd)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	golden.Check(t, "receipts-ls.txt", out, "")
+	golden.Fits(t, "receipts ls", out, 80)
+	golden.Check(t, "receipts-ls-120.txt", out120, "")
+	golden.Fits(t, "receipts ls at 120", out120, 120)
 	out, code = execute(t, "receipts", "ls", "--run-token", run.Token, "--meta", filepath.Join(dir, decomfixture.TargetB), "-o", "json")
 	if code != 0 || !strings.Contains(out, `"entries": []`) || !strings.Contains(out, "warning: no receipts") {
 		t.Fatalf("empty pool: exit %d\n%s", code, out)
