@@ -271,9 +271,10 @@ func age(r corejournal.Record) string {
 }
 
 // renderLs prints the listing. The table leads with what decides what to
-// do (protocol, classification, decision) and names each record by its
-// short ID, which 'journal show' takes; -o wide adds schema, state, owner
-// and the full path.
+// do (classification, decision), then age, and names each record by its
+// short ID, which 'journal show' takes, in 80 columns; the summary under
+// it counts by protocol. -o wide adds protocol, schema, state, owner and
+// the full path.
 func renderLs(w io.Writer, f render.Format, rep *corejournal.Report, rows []corejournal.Record) error {
 	sum := summarize(rep, rows)
 	if f == render.FormatJSON {
@@ -286,9 +287,9 @@ func renderLs(w io.Writer, f render.Format, rep *corejournal.Report, rows []core
 	}
 	wide := f == render.FormatWide
 	ids := shortIDs(rep.Records)
-	header := []string{"PROTOCOL", "CLASSIFICATION", "DECISION"}
+	header := []string{"CLASSIFICATION", "DECISION"}
 	if wide {
-		header = append(header, "SCHEMA", "STATE", "OWNER")
+		header = []string{"PROTOCOL", "CLASSIFICATION", "DECISION", "SCHEMA", "STATE", "OWNER"}
 	}
 	header = append(header, "AGE", "ID")
 	if wide {
@@ -296,9 +297,9 @@ func renderLs(w io.Writer, f render.Format, rep *corejournal.Report, rows []core
 	}
 	var tr [][]string
 	for _, r := range rows {
-		row := []string{string(r.Protocol), string(r.Classification), string(r.Decision)}
+		row := []string{string(r.Classification), string(r.Decision)}
 		if wide {
-			row = append(row, r.Schema, r.State, r.Owner)
+			row = []string{string(r.Protocol), string(r.Classification), string(r.Decision), r.Schema, r.State, r.Owner}
 		}
 		row = append(row, age(r), ids[r.Path])
 		if wide {
