@@ -407,7 +407,7 @@ work as for 'journal ls'.`,
 		if rep.Incomplete {
 			rows = append(rows, []string{"scan", "incomplete"})
 		}
-		return render.Table(cmd.OutOrStdout(), "Record", []string{"FIELD", "VALUE"}, rows)
+		return render.Fields(cmd.OutOrStdout(), "Record", [2]string{"FIELD", "VALUE"}, rows, cmdutil.Width(cmd.OutOrStdout()))
 	}
 	return cmd
 }

@@ -205,3 +205,30 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	goldenfile.Check(t, name, got, "")
 }
+
+// journal show fits 80 and 120 columns: a long value wraps under VALUE,
+// never shortened.
+func TestShowGolden(t *testing.T) {
+	pools := fixedPools(t)
+	path := "ilm/tier-delete-journal/a3eca9108685e477bb8096e245161342e7d411ac07a55d490be3782cc892d2a4.json"
+	for _, c := range []struct {
+		name    string
+		columns string
+		width   int
+	}{{"show.txt", "", 80}, {"show-120.txt", "120", 120}} {
+		t.Setenv("COLUMNS", c.columns)
+		out, err := run(t, append([]string{"show", path}, pools...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		goldenfile.Fits(t, c.name, out, c.width)
+		// The copies name the pools by their temporary paths.
+		for i := 1; i < len(pools); i += 2 {
+			if pools[i-1] == "--meta" {
+				out = strings.ReplaceAll(out, pools[i], "POOL")
+			}
+		}
+		golden(t, c.name, out)
+	}
+	t.Setenv("COLUMNS", "")
+}
