@@ -7,12 +7,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// A record's long values wrap under VALUE, a digest broken rather than
-// shortened, and no line reaches the width.
+// A record's long values wrap under VALUE; a digest too long for the
+// column goes whole on its own line, one longer than a line is broken;
+// no line reaches the width.
 func TestFields(t *testing.T) {
 	var b bytes.Buffer
 	err := Fields(&b, "Record", [2]string{"FIELD", "VALUE"}, [][]string{
 		{"control", "b17ceab5c2880f3f5ff40b1d7e6a1a0aa51b0c1f6d2e3a4b5c6d7e8f90a1b2c3"},
+		{"digest", "b17ceab5c2880f3f5ff40b1d7e6a1a0a"},
 		{"ready", "no: the control is corrupt; abandon it first"},
 		{"state", ""},
 	}, 40)
@@ -24,6 +26,8 @@ FIELD     VALUE
 control   b17ceab5c2880f3f5ff40b1d7e6a1
           a0aa51b0c1f6d2e3a4b5c6d7e8f90
           a1b2c3
+digest
+  b17ceab5c2880f3f5ff40b1d7e6a1a0a
 ready     no: the control is corrupt;
           abandon it first
 state     -

@@ -11,8 +11,10 @@ import (
 
 // Reconcile writes a reconcile report: -o json is the report itself (the
 // plan 'reconcile post' takes); the table leads with the outcome and the
-// reason, then the source, the target and each set.
-func Reconcile(w io.Writer, f Format, rep *reconcile.Report) error {
+// reason, then the source, the target and each set, short of width
+// columns: long values and keys wrap (Fields, WrapLast), never shortened,
+// since a digest or remote key here is what an operator checks.
+func Reconcile(w io.Writer, f Format, rep *reconcile.Report, width int) error {
 	if f == FormatJSON {
 		return JSON(w, rep)
 	}
@@ -45,7 +47,7 @@ func Reconcile(w io.Writer, f Format, rep *reconcile.Report) error {
 	if rep.Digest != "" {
 		rows = append(rows, []string{"DIGEST", rep.Digest})
 	}
-	if err := Table(w, "Reconcile", []string{"FIELD", "VALUE"}, rows); err != nil {
+	if err := Fields(w, "Reconcile", [2]string{"FIELD", "VALUE"}, rows, width); err != nil {
 		return err
 	}
 	var sets [][]string
@@ -59,7 +61,7 @@ func Reconcile(w io.Writer, f Format, rep *reconcile.Report) error {
 	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}
-	return Table(w, "Sets", []string{"SET", "STATE", "GENERATION", "KEYS"}, sets)
+	return WrapLast(w, "Sets", []string{"SET", "STATE", "GENERATION", "KEYS"}, sets, width)
 }
 
 // presentKeys lists the mutable keys a legacy set holds (its original

@@ -28,18 +28,28 @@ func TestReconcileGolden(t *testing.T) {
 			Versioning: "Enabled", VersioningAfter: "Enabled", Versions: []reconcile.RemoteVersion{{VersionID: "3HL4kqtJlcpXroDTDmJ"}}}},
 	}
 	rep.Digest = reconcile.Digest(rep.Source, rep.Sets, rep.Target)
-	for _, f := range []Format{FormatTable, FormatJSON} {
+	for _, c := range []struct {
+		name  string
+		f     Format
+		width int
+	}{{"reconcile-get.txt", FormatTable, 80}, {"reconcile-get-120.txt", FormatTable, 120}, {"reconcile-get.json", FormatJSON, 80}} {
 		var b bytes.Buffer
-		if err := Reconcile(&b, f, rep); err != nil {
+		if err := Reconcile(&b, c.f, rep, c.width); err != nil {
 			t.Fatal(err)
 		}
-		goldenfile.Check(t, "reconcile-get."+map[Format]string{FormatTable: "txt", FormatJSON: "json"}[f], b.String(), "")
+		if c.f == FormatTable {
+			goldenfile.Fits(t, c.name, b.String(), c.width)
+		}
+		goldenfile.Check(t, c.name, b.String(), "")
 	}
 	ambiguous := &reconcile.Report{Selector: rep.Selector, Outcome: reconcile.RetainedAmbiguous,
 		Reason: "the remote object has 2 versions or delete markers on the tier; which one is ours cannot be proven", Source: src, Sets: sets}
-	var b bytes.Buffer
-	if err := Reconcile(&b, FormatTable, ambiguous); err != nil {
-		t.Fatal(err)
+	for name, width := range map[string]int{"reconcile-ambiguous.txt": 80, "reconcile-ambiguous-120.txt": 120} {
+		var b bytes.Buffer
+		if err := Reconcile(&b, FormatTable, ambiguous, width); err != nil {
+			t.Fatal(err)
+		}
+		goldenfile.Fits(t, name, b.String(), width)
+		goldenfile.Check(t, name, b.String(), "")
 	}
-	goldenfile.Check(t, "reconcile-ambiguous.txt", b.String(), "")
 }

@@ -160,7 +160,7 @@ sets (each set's original keys and generation), target, probe and digest.`,
 		if err != nil {
 			return failure(err)
 		}
-		if err := render.Reconcile(cmd.OutOrStdout(), format, rep); err != nil {
+		if err := render.Reconcile(cmd.OutOrStdout(), format, rep, cmdutil.Width(cmd.OutOrStdout())); err != nil {
 			return err
 		}
 		return outcomeError(rep)
@@ -216,7 +216,7 @@ fills only the sets still missing the state.`,
 		if err != nil {
 			return failure(err)
 		}
-		if err := render.Reconcile(cmd.OutOrStdout(), format, rep); err != nil {
+		if err := render.Reconcile(cmd.OutOrStdout(), format, rep, cmdutil.Width(cmd.OutOrStdout())); err != nil {
 			return err
 		}
 		return outcomeError(rep)
