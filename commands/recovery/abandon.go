@@ -55,7 +55,11 @@ server honours If-Match on DELETE: a probe object under the pool's
 right one. A server that deleted it (MinIO does) refuses the run, exit 1,
 naming the pool, and nothing is deleted there (asked before the first
 write, nothing is written either). Keep such a pool on a server that
-honours If-Match (AWS S3, SeaweedFS). dir: pools need no probe.`,
+honours If-Match (AWS S3, SeaweedFS). dir: pools need no probe.
+
+The table fits the terminal (or $COLUMNS, else 80 columns): ETags and the
+IDs in a result by their first 12 digits, results wrapped; -o wide prints
+them whole.`,
 		Example: `  # 1. observe, 2. export, 3. dry run, 4. execute
   ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 \
       --meta dir:/srv/meta1 --receipt-out receipt.json
@@ -79,7 +83,7 @@ honours If-Match (AWS S3, SeaweedFS). dir: pools need no probe.`,
 	cmd.Flags().StringVar(&reason, "reason", "", "operator reason code (required): "+string(core.ReasonLegacyRemoteCleanupAbandoned))
 	cmd.Flags().BoolVar(&confirm, "confirm", false, "execute instead of a dry run (needs --acknowledge-remote-cleanup-abandoned too)")
 	cmd.Flags().BoolVar(&ack, "acknowledge-remote-cleanup-abandoned", false, "acknowledge that the remote object may leak and is never cleaned up by this (needs --confirm too)")
-	output := cmdutil.AddOutputFlag(cmd)
+	output := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := output()
 		if err != nil {
@@ -125,7 +129,7 @@ honours If-Match (AWS S3, SeaweedFS). dir: pools need no probe.`,
 		}
 		e.audit(line)
 		if res != nil && len(res.Steps) > 0 {
-			if rerr := renderAbandon(e.out, format, res, err); rerr != nil {
+			if rerr := renderAbandon(e.out, format, res, err, cmdutil.Width(e.out)); rerr != nil {
 				return rerr
 			}
 		}
@@ -137,7 +141,10 @@ honours If-Match (AWS S3, SeaweedFS). dir: pools need no probe.`,
 	return cmd
 }
 
-func renderAbandon(w io.Writer, f render.Format, res *core.AbandonResult, runErr error) error {
+// renderAbandon prints each step. The table fits width: ETags and the IDs
+// in a result by their first 12 digits, results wrapped; -o wide prints
+// them whole.
+func renderAbandon(w io.Writer, f render.Format, res *core.AbandonResult, runErr error, width int) error {
 	var state string
 	var confirmed, total int
 	if d := res.Disposition; d != nil {
@@ -153,19 +160,32 @@ func renderAbandon(w io.Writer, f render.Format, res *core.AbandonResult, runErr
 		}
 		return render.JSON(w, out)
 	}
+	wide := f == render.FormatWide
+	short := func(s string) string {
+		if wide {
+			return s
+		}
+		return render.ShortHex(s)
+	}
 	var rows [][]string
 	for _, s := range res.Steps {
-		rows = append(rows, []string{s.Step, dash(s.Pool), dash(s.ETag), s.Result})
+		rows = append(rows, []string{s.Step, dash(s.Pool), dash(short(s.ETag)), short(s.Result)})
 	}
 	title := "Abandon"
 	if res.DryRun {
 		title = "Abandon (dry run: nothing written)"
 	}
-	if err := render.Table(w, title, []string{"STEP", "POOL", "ETAG", "RESULT"}, rows); err != nil {
+	header := []string{"STEP", "POOL", "ETAG", "RESULT"}
+	if wide {
+		if err := render.Table(w, title, header, rows); err != nil {
+			return err
+		}
+	} else if err := render.WrapLast(w, title, header, rows, width); err != nil {
 		return err
 	}
 	if res.Disposition != nil && !res.DryRun {
-		_, err := fmt.Fprintf(w, "\ndisposition %s: %s, %d of %d copies confirmed absent\n", res.Disposition.DispositionID, state, confirmed, total)
+		// Whole: the disposition ID is what a later look-up takes.
+		_, err := fmt.Fprintf(w, "\ndisposition %s:\n  %s, %d of %d copies confirmed absent\n", res.Disposition.DispositionID, state, confirmed, total)
 		return err
 	}
 	return nil

@@ -116,7 +116,7 @@ takes.`,
 				return err
 			}
 		}
-		if err := renderExport(e.out, format, res, out); err != nil {
+		if err := renderExport(e.out, format, res, out, cmdutil.Width(e.out)); err != nil {
 			return err
 		}
 		return c.finish(e)
@@ -177,7 +177,7 @@ nothing.`,
 	return cmd
 }
 
-func renderExport(w io.Writer, f render.Format, res *core.ExportResult, out string) error {
+func renderExport(w io.Writer, f render.Format, res *core.ExportResult, out string, width int) error {
 	x := res.Export
 	if f == render.FormatJSON {
 		return render.JSON(w, map[string]any{
@@ -194,7 +194,7 @@ func renderExport(w io.Writer, f render.Format, res *core.ExportResult, out stri
 	if out != "" {
 		rows = append(rows, []string{"written_to", out + " (mode 0600)"})
 	}
-	return render.Table(w, "Export", []string{"FIELD", "VALUE"}, rows)
+	return render.Fields(w, "Export", [2]string{"FIELD", "VALUE"}, rows, width)
 }
 
 // exitFor maps an incomplete discovery to exit 3; everything else is 1.

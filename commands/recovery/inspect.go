@@ -107,7 +107,7 @@ least 8 digits.`,
 		}
 		e.audit(auditLine{Action: "inspect", Protocol: string(in.Control.Protocol), ControlID: in.Control.ID,
 			SourceGeneration: sourceGeneration(in.Control), ControlGeneration: strconv.FormatUint(in.Control.Revision, 10), Outcome: "ok"})
-		if err := renderInspect(e.out, format, in, receiptOut, now()); err != nil {
+		if err := renderInspect(e.out, format, in, receiptOut, now(), cmdutil.Width(e.out)); err != nil {
 			return err
 		}
 		return c.finish(e)
@@ -115,7 +115,9 @@ least 8 digits.`,
 	return cmd
 }
 
-func renderInspect(w io.Writer, f render.Format, in *core.Inspection, receiptOut string, at time.Time) error {
+// renderInspect prints one control and its record in full, values
+// wrapped to width (render.Fields).
+func renderInspect(w io.Writer, f render.Format, in *core.Inspection, receiptOut string, at time.Time, width int) error {
 	ctl := in.Control
 	age := int64(at.Sub(time.Unix(0, ctl.FirstSeenAtUnixNanos)) / time.Second)
 	if f == render.FormatJSON {
@@ -162,5 +164,5 @@ func renderInspect(w io.Writer, f render.Format, in *core.Inspection, receiptOut
 	if in.Receipt != nil && receiptOut != "" {
 		rows = append(rows, []string{"receipt", receiptOut + " (expires " + in.Receipt.ExpiresAt.Format(time.RFC3339) + ")"})
 	}
-	return render.Table(w, "Record", []string{"FIELD", "VALUE"}, rows)
+	return render.Fields(w, "Record", [2]string{"FIELD", "VALUE"}, rows, width)
 }

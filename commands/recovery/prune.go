@@ -55,7 +55,10 @@ control pool it checks, with a probe object under the pool's
 ignores it (MinIO does) refuses the run, exit 1, and nothing is removed;
 keep the pool on a server that honours If-Match (AWS S3, SeaweedFS).
 Exit codes: 0 done (a dry run included), 1 refused or conflict, 2 bad
-usage, 3 a pool could not be read.`,
+usage, 3 a pool could not be read.
+
+The table fits the terminal (or $COLUMNS, else 80 columns), reasons
+wrapped; -o wide adds the EXPORTS and KEPT RECEIPTS counts, with full IDs.`,
 		Example: `  # what would go, and why (dry run)
   ilmctl recovery prune --meta dir:/srv/meta0 --meta dir:/srv/meta1
   # remove every finished control and its exports
@@ -72,7 +75,7 @@ usage, 3 a pool could not be read.`,
 	cmd.Flags().BoolVar(&confirm, "confirm", false, "remove what the dry run lists (default: dry run)")
 	floor := retention(defaultPruneFloor)
 	cmd.Flags().Var(&floor, "older-than", "retention floor: keep a control finished less than this long ago\n(days as 90d, or a Go duration as 36h; 0 = no floor)")
-	output := cmdutil.AddOutputFlag(cmd)
+	output := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, e, err := c.begin(cmd, output)
 		if err != nil {
@@ -91,7 +94,7 @@ usage, 3 a pool could not be read.`,
 				e.audit(auditLine{Action: "prune", Outcome: outcomeOf(err)})
 			}
 		}
-		if rerr := renderPrune(e.out, format, res, err); rerr != nil {
+		if rerr := renderPrune(e.out, format, res, err, cmdutil.Width(e.out)); rerr != nil {
 			return rerr
 		}
 		if err != nil {
@@ -102,7 +105,10 @@ usage, 3 a pool could not be read.`,
 	return cmd
 }
 
-func renderPrune(w io.Writer, f render.Format, res *core.PruneResult, runErr error) error {
+// renderPrune prints what prune did or would do to each control. The
+// table fits width: short control IDs, reasons wrapped; -o wide adds the
+// export and kept-receipt counts, with full IDs.
+func renderPrune(w io.Writer, f render.Format, res *core.PruneResult, runErr error, width int) error {
 	if f == render.FormatJSON {
 		out := map[string]any{"dry_run": res.DryRun, "older_than_seconds": int64(res.MinAge / time.Second), "items": res.Items}
 		if runErr != nil {
@@ -115,10 +121,15 @@ func renderPrune(w io.Writer, f render.Format, res *core.PruneResult, runErr err
 		ids[i] = it.ControlID
 	}
 	short := render.Abbrev(ids, render.ShortIDLen)
+	wide := f == render.FormatWide
 	var rows [][]string
 	for _, it := range res.Items {
-		rows = append(rows, []string{string(it.Action), short[it.ControlID], string(it.Classification), strconv.Itoa(len(it.Exports)),
-			strconv.Itoa(len(it.KeptDispositions)), it.Reason})
+		if wide {
+			rows = append(rows, []string{string(it.Action), it.ControlID, string(it.Classification), strconv.Itoa(len(it.Exports)),
+				strconv.Itoa(len(it.KeptDispositions)), it.Reason})
+			continue
+		}
+		rows = append(rows, []string{string(it.Action), short[it.ControlID], string(it.Classification), it.Reason})
 	}
 	title := "Prune"
 	if res.DryRun {
@@ -128,7 +139,10 @@ func renderPrune(w io.Writer, f render.Format, res *core.PruneResult, runErr err
 		_, err := io.WriteString(w, title+": no terminal or abandoned control to retire\n")
 		return err
 	}
-	return render.Table(w, title, []string{"ACTION", "CONTROL", "CLASSIFICATION", "EXPORTS", "KEPT RECEIPTS", "REASON"}, rows)
+	if wide {
+		return render.Table(w, title, []string{"ACTION", "CONTROL", "CLASSIFICATION", "EXPORTS", "KEPT RECEIPTS", "REASON"}, rows)
+	}
+	return render.WrapLast(w, title, []string{"ACTION", "CONTROL", "CLASSIFICATION", "REASON"}, rows, width)
 }
 
 // defaultPruneFloor is the design's retention floor for exports (90

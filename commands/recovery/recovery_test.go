@@ -236,7 +236,8 @@ func TestOperatorFlow(t *testing.T) {
 	// disposition receipt; again is a no-op.
 	finished := controlWritten(t, a, id)
 	now = func() time.Time { return finished.Add(time.Minute) }
-	out, _, code = run(t, append([]string{"prune", "--confirm"}, metas...)...)
+	// -o wide: the reason on one line, as the default table wraps it.
+	out, _, code = run(t, append([]string{"prune", "--confirm", "-o", "wide"}, metas...)...)
 	if code != 0 || !strings.Contains(out, "keep") || !strings.Contains(out, "under the 90d retention floor") {
 		t.Fatalf("prune within the floor: %d\n%s", code, out)
 	}

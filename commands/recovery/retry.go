@@ -71,7 +71,7 @@ an operator disposition of the record is in flight.`,
 			_ = c.finish(e)
 			return notFoundHint(err)
 		}
-		if err := renderRetry(e.out, format, res, !confirm); err != nil {
+		if err := renderRetry(e.out, format, res, !confirm, cmdutil.Width(e.out)); err != nil {
 			return err
 		}
 		return c.finish(e)
@@ -79,7 +79,7 @@ an operator disposition of the record is in flight.`,
 	return cmd
 }
 
-func renderRetry(w io.Writer, f render.Format, res *core.RetryResult, dry bool) error {
+func renderRetry(w io.Writer, f render.Format, res *core.RetryResult, dry bool, width int) error {
 	a := res.After
 	at := time.Unix(0, a.LeaseExpiresAtUnixNanos).UTC()
 	if f == render.FormatJSON {
@@ -91,9 +91,9 @@ func renderRetry(w io.Writer, f render.Format, res *core.RetryResult, dry bool) 
 	if dry {
 		title = "Retry (dry run: nothing written; add --confirm)"
 	}
-	return render.Table(w, title, []string{"FIELD", "VALUE"}, [][]string{
+	return render.Fields(w, title, [2]string{"FIELD", "VALUE"}, [][]string{
 		{"control", a.ID}, {"classification", string(res.Before.Classification) + " -> " + string(a.Classification)},
 		{"owner", a.OwnerID + " epoch " + a.OwnerEpoch}, {"lease_expires_at", at.Format(time.RFC3339)},
 		{"attempts", strconv.FormatUint(a.AttemptCount, 10) + " (kept)"}, {"consecutive_failures", strconv.FormatUint(a.ConsecutiveFailureCount, 10) + " (kept)"},
-	})
+	}, width)
 }
