@@ -100,3 +100,40 @@ func hexElements(p string, fn func(body string)) {
 		}
 	}
 }
+
+// ShortNames returns how a table shows each of names (pools, spelled as
+// given: a directory, s3://host:port/bucket): its shortest trailing run of
+// "/"-separated elements that no other name in names ends with, as
+// "target-a" for /srv/meta/target-a beside /srv/meta/source. A name
+// another ends with entirely keeps its full spelling.
+func ShortNames(names []string) func(string) string {
+	uniq := map[string]bool{}
+	for _, n := range names {
+		uniq[n] = true
+	}
+	short := make(map[string]string, len(uniq))
+	for n := range uniq {
+		short[n] = n
+		parts := strings.Split(strings.TrimRight(n, "/"), "/")
+	suffixes:
+		for i := len(parts) - 1; i > 0; i-- {
+			s := strings.Join(parts[i:], "/")
+			if s == "" {
+				continue
+			}
+			for o := range uniq {
+				if o != n && (o == s || strings.HasSuffix(strings.TrimRight(o, "/"), "/"+s)) {
+					continue suffixes
+				}
+			}
+			short[n] = s
+			break
+		}
+	}
+	return func(n string) string {
+		if s, ok := short[n]; ok {
+			return s
+		}
+		return n
+	}
+}

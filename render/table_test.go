@@ -169,3 +169,20 @@ func TestTableStatusColours(t *testing.T) {
 		t.Errorf("coloured table (-want +got):\n%s", diff)
 	}
 }
+
+// A pool is named by its shortest unique trailing path: the directory's
+// name beside its siblings, the host where buckets share a name.
+func TestShortNames(t *testing.T) {
+	names := []string{"/srv/meta/source", "/srv/meta/target-a", "s3://10.0.0.5:9000/.rustfs.sys", "s3://10.0.0.6:9000/.rustfs.sys", "pool", "/x/pool"}
+	short := ShortNames(names)
+	want := map[string]string{
+		"/srv/meta/source": "source", "/srv/meta/target-a": "target-a",
+		"s3://10.0.0.5:9000/.rustfs.sys": "10.0.0.5:9000/.rustfs.sys", "s3://10.0.0.6:9000/.rustfs.sys": "10.0.0.6:9000/.rustfs.sys",
+		"pool": "pool", "/x/pool": "x/pool", "unknown": "unknown",
+	}
+	for in, w := range want {
+		if got := short(in); got != w {
+			t.Errorf("short(%q) = %q, want %q", in, got, w)
+		}
+	}
+}

@@ -189,7 +189,8 @@ func blocking(b map[coredecom.Reason]int) string {
 }
 
 // renderVerify leads with what decides: verdict and reason, then where
-// (pool) and which record, the pool and record shortened to fit width.
+// (pool, by its shortest unique trailing path) and which record, the pool
+// and record shortened to fit width.
 // The record is the source path the receipt covers; each blocked row's
 // detail follows the table in full, wrapped. -o wide adds the checkpoint
 // kind, the receipt id, the full key and the detail.
@@ -212,6 +213,11 @@ func renderVerify(w io.Writer, f render.Format, rep *coredecom.Report, width int
 		all = append(all, r.SourcePath, r.Path)
 	}
 	short := render.ShortPaths(all)
+	var pools []string
+	for _, r := range rep.Rows {
+		pools = append(pools, r.Pool)
+	}
+	pool := render.ShortNames(pools)
 	for _, r := range rep.Rows {
 		rec := r.SourcePath
 		if rec == "" {
@@ -225,7 +231,7 @@ func renderVerify(w io.Writer, f render.Format, rep *coredecom.Report, width int
 		if r.Verdict == coredecom.VerdictBlocked && r.Detail != "" {
 			why = append(why, fmt.Sprintf("%s %s: %s", r.Reason, rec, r.Detail))
 		}
-		rows = append(rows, []string{string(r.Verdict), string(r.Reason), r.Pool, short(rec)})
+		rows = append(rows, []string{string(r.Verdict), string(r.Reason), pool(r.Pool), short(rec)})
 	}
 	title := "Run " + rep.RunToken[:render.ShortIDLen] + " (source " + rep.Source + ")"
 	if !wide {
@@ -440,6 +446,11 @@ func renderReceipts(w io.Writer, f render.Format, token string, entries []receip
 		all = append(all, e.SourcePath)
 	}
 	short := render.ShortPaths(all)
+	var pools []string
+	for _, e := range entries {
+		pools = append(pools, e.Pool)
+	}
+	pool := render.ShortNames(pools)
 	for _, e := range entries {
 		rec := e.SourcePath
 		if e.Kind == "manifest" && e.Count != nil {
@@ -452,7 +463,11 @@ func renderReceipts(w io.Writer, f render.Format, token string, entries []receip
 		if e.Kind == "manifest" {
 			kind = "expected_manifest"
 		}
-		row := []string{string(e.Status), e.Pool, kind, rec}
+		p := e.Pool
+		if !wide {
+			p = pool(p)
+		}
+		row := []string{string(e.Status), p, kind, rec}
 		if wide {
 			row = append(row, e.State, e.IDKind, e.ID, string(e.Reason), e.Path)
 		}
