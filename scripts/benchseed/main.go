@@ -4,7 +4,9 @@
 //
 //	benchseed seed -s3 127.0.0.1:8433 -filer 127.0.0.1:8988 [-scale 1] [-c 16]
 //	benchseed list -s3 127.0.0.1:8433 >left.txt
-//	benchseed profile-run cpu.pprof --filer seaweedfs://... [ilmctl run flags]
+//	benchseed churn -s3 127.0.0.1:8433 -s3-b 127.0.0.1:8533 [-scale 1]
+//	benchseed compare left-a.txt left-b.txt
+//	benchseed profile-run cpu.pprof|- --filer seaweedfs://... [ilmctl run flags]
 //
 // seed creates the buckets below on a fresh SeaweedFS through its S3 API,
 // sets versioning and lifecycle, PUTs every version (tiny deterministic
@@ -18,6 +20,10 @@
 // version IDs: "bucket/key etag=<md5> latest=<bool>" per version,
 // "bucket/key DM latest=<bool>" per delete marker and "bucket/key UPLOAD"
 // per incomplete multipart upload, so two servers' outputs diff cleanly.
+//
+// churn changes 1 % of the dataset's keys on two servers at the same times
+// (churn.go); compare diffs two listings and names the differences it
+// knows (compare.go).
 package main
 
 import (
@@ -68,8 +74,10 @@ func prefixRule(id, prefix string) types.LifecycleRule {
 		Filter: &types.LifecycleRuleFilter{Prefix: aws.String(prefix)}}
 }
 
-func dataset(scale int) []bucketSpec {
-	n := func(k int) int { return k * scale }
+// dataset is the benchmark's buckets at scale (1 = about 121k versions;
+// a fraction such as 0.25 gives a smaller run).
+func dataset(scale float64) []bucketSpec {
+	n := func(k int) int { return max(1, int(float64(k)*scale)) }
 	pad := func(p string) func(int) string { return func(i int) string { return fmt.Sprintf("%s%06d", p, i) } }
 	specs := []bucketSpec{
 		{
@@ -214,7 +222,7 @@ func newS3(endpoint, access, secret string) *s3.Client {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: benchseed seed|list|count|profile-run [flags]")
+		fmt.Fprintln(os.Stderr, "usage: benchseed seed|list|count|churn|compare|profile-run [flags]")
 		os.Exit(2)
 	}
 	cmd := os.Args[1]
@@ -226,7 +234,8 @@ func main() {
 	filerAddr := fs.String("filer", "127.0.0.1:8888", "filer HTTP host:port (gRPC at +10000)")
 	access := fs.String("access-key", envOr("WEED_ACCESS_KEY", "ilmctl"), "S3 access key")
 	secret := fs.String("secret-key", envOr("WEED_SECRET_KEY", "ilmctl-secret"), "S3 secret key")
-	scale := fs.Int("scale", 1, "dataset multiplier (1 = about 120k versions)")
+	scale := fs.Float64("scale", 1, "dataset multiplier (1 = about 120k versions; 0.25 a quarter)")
+	s3b := fs.String("s3-b", "", "churn: the second server's S3 endpoint, written at the same times")
 	conc := fs.Int("c", 16, "concurrent requests")
 	_ = fs.Parse(os.Args[2:])
 	ctx := context.Background()
@@ -239,6 +248,18 @@ func main() {
 		err = list(ctx, c, *scale, *conc)
 	case "count":
 		err = count(*scale)
+	case "churn":
+		if *s3b == "" {
+			err = errors.New("churn needs -s3-b, the second server's S3 endpoint")
+			break
+		}
+		err = churn(ctx, []*s3.Client{c, newS3(*s3b, *access, *secret)}, *scale, *conc)
+	case "compare":
+		if fs.NArg() != 2 {
+			err = errors.New("usage: benchseed compare left-by-seaweedfs.txt left-by-ilmctl.txt")
+			break
+		}
+		err = compareFiles(fs.Arg(0), fs.Arg(1), *scale)
 	default:
 		err = fmt.Errorf("unknown command %q", cmd)
 	}
@@ -255,7 +276,7 @@ func envOr(k, def string) string {
 	return def
 }
 
-func count(scale int) error {
+func count(scale float64) error {
 	total := 0
 	for _, b := range dataset(scale) {
 		for i := 0; i < b.keys; i++ {
@@ -267,7 +288,7 @@ func count(scale int) error {
 	return nil
 }
 
-func seed(ctx context.Context, c *s3.Client, filerAddr string, scale, conc int) error {
+func seed(ctx context.Context, c *s3.Client, filerAddr string, scale float64, conc int) error {
 	st, err := seaweedfs.Open(ctx, filerAddr, seaweedfs.Options{})
 	if err != nil {
 		return err
@@ -432,7 +453,7 @@ func seedKey(ctx context.Context, c *s3.Client, st *seaweedfs.Store, b *bucketSp
 
 // list prints the S3 view of every dataset bucket, one line per version,
 // delete marker or upload, sorted; it lists buckets concurrently.
-func list(ctx context.Context, c *s3.Client, scale, conc int) error {
+func list(ctx context.Context, c *s3.Client, scale float64, conc int) error {
 	specs := dataset(scale)
 	out := make([][]string, len(specs))
 	errs := make([]error, len(specs))
@@ -519,24 +540,31 @@ func profileRun(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: benchseed profile-run cpu.pprof [ilmctl run flags]")
 		return 2
 	}
-	f, err := os.Create(args[0])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "benchseed:", err)
-		return 1
+	var f *os.File
+	if args[0] != "-" {
+		var err error
+		if f, err = os.Create(args[0]); err != nil {
+			fmt.Fprintln(os.Stderr, "benchseed:", err)
+			return 1
+		}
+		defer f.Close()
 	}
-	defer f.Close()
 	stats := newRPCStats()
 	seaweedfs.ExtraDialOptions = stats.dialOptions()
 	cmd := runcmd.NewCommand()
 	cmd.SetArgs(args[1:])
-	if err := pprof.StartCPUProfile(f); err != nil {
-		fmt.Fprintln(os.Stderr, "benchseed:", err)
-		return 1
+	if f != nil {
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "benchseed:", err)
+			return 1
+		}
 	}
 	stopHeap := peakHeapProfile(os.Getenv("BENCHSEED_HEAP"))
 	t0 := time.Now()
-	err = cmd.ExecuteContext(context.Background())
-	pprof.StopCPUProfile()
+	err := cmd.ExecuteContext(context.Background())
+	if f != nil {
+		pprof.StopCPUProfile()
+	}
 	stopHeap()
 	stats.print(os.Stderr, time.Since(t0))
 	if err != nil {
