@@ -207,19 +207,44 @@ cp -a "$DIR/server-a/data" "$DIR/floor-cold"
 # measured and stopped in turn (a restart flushes nothing the pass needs:
 # the meta-log and entries are on disk).
 #
+# proxy LABEL NAME LISTEN TO: benchseed rpc-proxy forwarding LISTEN to TO
+# in the background, counting the calls by method into
+# $DIR/seaweedfs-LABEL-NAME.rpc once stopped (kill -TERM); its PID is in
+# PROXY_PID. Waits until it listens.
+proxy() {
+	local i
+	"$SEED" rpc-proxy -listen "$3" -to "$4" 2>"$DIR/seaweedfs-$1-$2.rpc" &
+	PROXY_PID=$!
+	for i in $(seq 1 100); do
+		(exec 3<>"/dev/tcp/${3%:*}/${3##*:}") 2>/dev/null && return 0
+		kill -0 "$PROXY_PID" 2>/dev/null || die "rpc-proxy $3 -> $4 exited (see $DIR/seaweedfs-$1-$2.rpc)"
+		sleep 0.1
+	done
+	die "rpc-proxy $3 -> $4 does not listen"
+}
+
 # sw_pass LABEL: one pass of SeaweedFS's worker on A; sets SW_SECS_LABEL,
-# SW_CLIENT_LABEL, SW_SERVER_LABEL and SW_LOAD_LABEL.
+# SW_CLIENT_LABEL, SW_SERVER_LABEL and SW_LOAD_LABEL. Its gRPC calls to
+# the filer and the S3 gateway go through two rpc-proxies (on the filer's
+# and the S3 port + 20000), which count them by method; the master's are
+# not counted.
 sw_pass() {
-	local label=$1 c0 t0 t1 v
+	local label=$1 c0 t0 t1 v fp sp
 	srv a start
+	proxy "$label" filer "127.0.0.1:$((A_FILER + 20000))" "127.0.0.1:$((A_FILER + 10000))"
+	fp=$PROXY_PID
+	proxy "$label" s3 "127.0.0.1:$((A_S3 + 20000))" "127.0.0.1:$((A_S3 + 10000))"
+	sp=$PROXY_PID
 	log "A ($label): weed shell s3.lifecycle.run-shard -shards 0-15 -events 0 (load average $(loadavg))"
 	printf -v "SW_LOAD_$label" '%s' "$(loadavg)"
 	c0=$(weed_cpu a)
 	t0=$(now)
-	{ time printf 's3.lifecycle.run-shard -shards 0-15 -s3 127.0.0.1:%s -events 0\nexit\n' "$((A_S3 + 10000))" |
-		"$WEED" shell -master="127.0.0.1:$A_MASTER" -filer="127.0.0.1:$A_FILER" >"$DIR/seaweedfs-$label.log" 2>&1; } 2>"$DIR/seaweedfs-$label.time" ||
+	{ time printf 's3.lifecycle.run-shard -shards 0-15 -s3 127.0.0.1:%s -events 0\nexit\n' "$((A_S3 + 20000))" |
+		"$WEED" shell -master="127.0.0.1:$A_MASTER" -filer="127.0.0.1:$A_FILER.$((A_FILER + 20000))" >"$DIR/seaweedfs-$label.log" 2>&1; } 2>"$DIR/seaweedfs-$label.time" ||
 		{ tail -20 "$DIR/seaweedfs-$label.log" >&2; die "weed shell failed (see $DIR/seaweedfs-$label.log)"; }
 	t1=$(now)
+	kill -TERM "$fp" "$sp"
+	wait "$fp" "$sp" || true
 	printf -v "SW_SECS_$label" '%s' "$(elapsed "$t0" "$t1")"
 	printf -v "SW_SERVER_$label" '%s' "$(awk -v a="$c0" -v b="$(weed_cpu a)" 'BEGIN { printf "%.1f", b - a }')"
 	printf -v "SW_CLIENT_$label" '%s' "$(cpu_of "$DIR/seaweedfs-$label.time")"
@@ -359,10 +384,10 @@ SW_CPU_cold=$(total "$SW_CLIENT_cold" "$SW_SERVER_cold")
 SW_CPU_daily=$(total "$SW_CLIENT_daily" "$SW_SERVER_daily")
 ILM_CPU_cold=$(total "$ILM_CLIENT_cold" "$ILM_SERVER_cold")
 ILM_CPU_daily=$(total "$ILM_CLIENT_daily" "$ILM_SERVER_daily")
-# rpcs LABEL: ilmctl's gRPC calls of that pass by method (calls, summed
-# wait seconds), from benchseed profile-run's table.
+# rpcs FILE...: gRPC calls by method (calls, summed wait seconds) from
+# the rpcStats tables of benchseed profile-run or rpc-proxy.
 rpcs() {
-	sed -n '/^rpc  /,/^ilmctl process/p' "$DIR/ilmctl-$1.log" | sed '1d;$d' |
+	sed -n '/^rpc  /,/^ilmctl process/p' "$@" | grep -v '^rpc  \|^ilmctl process' |
 		awk '{ printf "             %-24s %8s calls %9s s waited\n", $1, $2, $4 }'
 }
 cat <<EOF
@@ -372,10 +397,12 @@ machine:   $(nproc) cores, $(uname -m)
 cold pass: $REMOVED removed, $ADDED delete markers added, $LEFT left, identical on both
 seaweedfs: ${SW_SECS_cold}s  cpu: weed shell ${SW_CLIENT_cold}s, weed server ${SW_SERVER_cold}s
            load average at start ${SW_LOAD_cold}
+           RPCs (to the filer and the S3 gateway):
+$(rpcs "$DIR/seaweedfs-cold-filer.rpc" "$DIR/seaweedfs-cold-s3.rpc")
 ilmctl:    ${ILM_SECS_cold}s  cpu: ilmctl ${ILM_CLIENT_cold}s, weed server ${ILM_SERVER_cold}s
            load average at start ${ILM_LOAD_cold}
            RPCs:
-$(rpcs cold)
+$(rpcs "$DIR/ilmctl-cold.log")
 floor:     ${FLOOR_SECS_cold}s  cpu: floor ${FLOOR_CLIENT_cold}s, weed server ${FLOOR_SERVER_cold}s
            ($FLOOR_CALLS_cold LifecycleDelete calls; $FLOOR_DIFF_cold outcomes unlike the pass's)
 ratios:    $(ratio "$ILM_SECS_cold" "$SW_SECS_cold")  ilmctl / seaweedfs, wall time (goal <= 0.30)
@@ -389,10 +416,12 @@ daily:     $DAILY_REMOVED removed, $DAILY_ADDED delete markers added, $DAILY_LEF
            (NewerNoncurrentVersions 2: AWS and ilmctl keep the two newest)
 seaweedfs: ${SW_SECS_daily}s  cpu: weed shell ${SW_CLIENT_daily}s, weed server ${SW_SERVER_daily}s
            load average at start ${SW_LOAD_daily}
+           RPCs (to the filer and the S3 gateway):
+$(rpcs "$DIR/seaweedfs-daily-filer.rpc" "$DIR/seaweedfs-daily-s3.rpc")
 ilmctl:    ${ILM_SECS_daily}s  cpu: ilmctl ${ILM_CLIENT_daily}s, weed server ${ILM_SERVER_daily}s
            load average at start ${ILM_LOAD_daily}
            RPCs:
-$(rpcs daily)
+$(rpcs "$DIR/ilmctl-daily.log")
 floor:     ${FLOOR_SECS_daily}s  cpu: floor ${FLOOR_CLIENT_daily}s, weed server ${FLOOR_SERVER_daily}s
            ($FLOOR_CALLS_daily LifecycleDelete calls; $FLOOR_DIFF_daily outcomes unlike the pass's)
 ratios:    $(ratio "$ILM_CPU_daily" "$SW_CPU_daily")  ilmctl / seaweedfs, client + server CPU (goal <= 0.20)

@@ -7,6 +7,7 @@
 //	benchseed churn -s3 127.0.0.1:8433 -s3-b 127.0.0.1:8533 [-scale 1]
 //	benchseed compare left-a.txt left-b.txt
 //	benchseed profile-run cpu.pprof|- --filer seaweedfs://... [ilmctl run flags]
+//	benchseed rpc-proxy -listen 127.0.0.1:28988 -to 127.0.0.1:18988
 //
 // seed creates the buckets below on a fresh SeaweedFS through its S3 API,
 // sets versioning and lifecycle, PUTs every version (tiny deterministic
@@ -23,7 +24,8 @@
 //
 // churn changes 1 % of the dataset's keys on two servers at the same times
 // (churn.go); compare diffs two listings and names the differences it
-// knows (compare.go).
+// knows (compare.go). rpc-proxy counts the gRPC calls of a client it
+// forwards, by method (rpcproxy.go).
 package main
 
 import (
@@ -222,12 +224,15 @@ func newS3(endpoint, access, secret string) *s3.Client {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: benchseed seed|list|count|churn|compare|profile-run [flags]")
+		fmt.Fprintln(os.Stderr, "usage: benchseed seed|list|count|churn|compare|profile-run|rpc-proxy [flags]")
 		os.Exit(2)
 	}
 	cmd := os.Args[1]
 	if cmd == "profile-run" {
 		os.Exit(profileRun(os.Args[2:]))
+	}
+	if cmd == "rpc-proxy" {
+		os.Exit(rpcProxy(os.Args[2:]))
 	}
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
 	s3addr := fs.String("s3", "127.0.0.1:8333", "S3 endpoint host:port")
