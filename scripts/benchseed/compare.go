@@ -5,34 +5,43 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"sort"
 	"strings"
 )
 
-// knownBucket is where SeaweedFS's worker (the pinned version) is known to
-// differ from AWS: under NoncurrentVersionExpiration with
-// NewerNoncurrentVersions 2, after an overwrite demotes the current
-// version, it also removes the second-newest noncurrent version, where
-// AWS (and ilmctl) keep the two newest (AWS docs, "Lifecycle configuration
-// elements": NewerNoncurrentVersions).
-const knownBucket = "bench-newer"
+// A difference is named when it is one of the ways SeaweedFS's worker
+// (the pinned version) is known to part from AWS on this dataset, and
+// what ilmctl left is what AWS leaves; any other difference is unknown
+// and fails the comparison. The names, as compare prints them:
+const (
+	// newerKept: in bench-newer (NoncurrentDays 1, NewerNoncurrentVersions
+	// 2), after the churn's overwrite or delete demoted the current
+	// version, the worker kept a third noncurrent version, due for days;
+	// AWS and ilmctl keep only the two newest (AWS docs, "Lifecycle
+	// configuration elements": NewerNoncurrentVersions).
+	newerKept = "newer_kept"
+	// newerRemoved: in bench-newer, the worker removed the second-newest
+	// noncurrent version, one of the two AWS and ilmctl keep.
+	newerRemoved = "newer_removed"
+	// tagKept: in bench-tags (Expiration Days 1 on tag expire=yes), the
+	// worker kept an aged object the churn retagged expire=yes; AWS and
+	// ilmctl expire it: a rule sees the object's tags as they are now,
+	// and a tagging change does not change Last-Modified.
+	tagKept = "tag_kept"
+)
 
-// comparison is two listings' differences: keys that differ only by the
-// known difference, and every other differing line ("< " only in the
-// first, "> " only in the second).
+// comparison is two listings' differences: the keys of each named
+// difference, and every other differing line ("< " only in the first, "> "
+// only in the second).
 type comparison struct {
-	known   []string // bucket/key
+	named   map[string][]string // name -> bucket/key
 	unknown []string
 }
 
 // compareListings compares what SeaweedFS's worker left (a) with what
-// ilmctl left (b), both `benchseed list` lines. A key of knownBucket
-// differs by the known difference when the only difference is one
-// noncurrent version b keeps and a does not, b keeps two noncurrent
-// versions, and the one a lacks is the second-newest one the dataset wrote
-// (body v<n-2> of the key's n versions, the one just below the version the
-// churn's overwrite demoted).
+// ilmctl left (b), both `benchseed list` lines, after the churn.
 func compareListings(a, b []string, specs []bucketSpec) comparison {
 	group := func(lines []string) map[string]map[string]bool {
 		m := map[string]map[string]bool{}
@@ -58,13 +67,11 @@ func compareListings(a, b []string, specs []bucketSpec) comparison {
 		sorted = append(sorted, k)
 	}
 	sort.Strings(sorted)
-	nv := 0
-	for _, s := range specs {
-		if s.name == knownBucket {
-			nv = s.versions(0)
-		}
+	spec := map[string]*bucketSpec{}
+	for i := range specs {
+		spec[specs[i].name] = &specs[i]
 	}
-	var c comparison
+	c := comparison{named: map[string][]string{}}
 	for _, k := range sorted {
 		var onlyA, onlyB []string
 		for rest := range ga[k] {
@@ -80,21 +87,12 @@ func compareListings(a, b []string, specs []bucketSpec) comparison {
 		if len(onlyA) == 0 && len(onlyB) == 0 {
 			continue
 		}
-		if bucket, key, _ := strings.Cut(k, "/"); bucket == knownBucket && nv >= 2 && len(onlyA) == 0 && len(onlyB) == 1 {
-			sum := md5.Sum([]byte(fmt.Sprintf("%s/%s/v%d", bucket, key, nv-2)))
-			noncurrent := 0
-			for rest := range gb[k] {
-				if strings.HasSuffix(rest, " latest=false") && !strings.HasPrefix(rest, "DM ") {
-					noncurrent++
-				}
-			}
-			if onlyB[0] == "etag="+hex.EncodeToString(sum[:])+" latest=false" && noncurrent == 2 {
-				c.known = append(c.known, k)
-				continue
-			}
-		}
 		sort.Strings(onlyA)
 		sort.Strings(onlyB)
+		if name := nameDifference(k, onlyA, onlyB, gb[k], spec); name != "" {
+			c.named[name] = append(c.named[name], k)
+			continue
+		}
 		for _, r := range onlyA {
 			c.unknown = append(c.unknown, "< "+k+" "+r)
 		}
@@ -105,9 +103,65 @@ func compareListings(a, b []string, specs []bucketSpec) comparison {
 	return c
 }
 
+// nameDifference names the difference of key k (bucket/key), where onlyA
+// and onlyB are the lines only SeaweedFS's and only ilmctl's listing hold
+// and left is all of ilmctl's for k; "" when it is none of the known ones.
+func nameDifference(k string, onlyA, onlyB []string, left map[string]bool, spec map[string]*bucketSpec) string {
+	bucket, key, _ := strings.Cut(k, "/")
+	b := spec[bucket]
+	if b == nil {
+		return ""
+	}
+	var i int
+	if _, err := fmt.Sscanf(key[strings.LastIndexByte(key, '/')+1:], "%d", &i); err != nil {
+		return ""
+	}
+	body := func(v string) string {
+		sum := md5.Sum([]byte(fmt.Sprintf("%s/%s/%s", bucket, key, v)))
+		return "etag=" + hex.EncodeToString(sum[:]) + " latest=false"
+	}
+	switch bucket {
+	case "bench-newer":
+		nv := b.versions(i)
+		// The two newest noncurrent versions after the churn's overwrite or
+		// delete: the demoted current one and the one before it.
+		newest := map[string]bool{body(fmt.Sprintf("v%d", nv-1)): true, body(fmt.Sprintf("v%d", nv-2)): true}
+		kept := map[string]bool{}
+		for l := range left {
+			if strings.HasSuffix(l, " latest=false") && !strings.HasPrefix(l, "DM ") {
+				kept[l] = true
+			}
+		}
+		if op := churnOf(i); (op != churnOverwrite && op != churnDelete) || !b.aged(i) || !maps.Equal(kept, newest) {
+			return ""
+		}
+		if len(onlyB) == 0 && len(onlyA) > 0 && allNoncurrentVersions(onlyA) {
+			return newerKept
+		}
+		if len(onlyA) == 0 && len(onlyB) == 1 && onlyB[0] == body(fmt.Sprintf("v%d", nv-2)) {
+			return newerRemoved
+		}
+	case "bench-tags":
+		if churnOf(i) == churnRetag && b.aged(i) && len(onlyB) == 0 && len(onlyA) == 1 && len(left) == 0 &&
+			strings.HasSuffix(onlyA[0], " latest=true") {
+			return tagKept
+		}
+	}
+	return ""
+}
+
+func allNoncurrentVersions(lines []string) bool {
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "etag=") || !strings.HasSuffix(l, " latest=false") {
+			return false
+		}
+	}
+	return true
+}
+
 // compareFiles compares two listing files (SeaweedFS's, then ilmctl's),
-// prints the known difference's count on stdout, and fails on any other
-// difference, printing the first ones to stderr.
+// prints how many keys differ by each named difference on stdout, and
+// fails on any other difference, printing the first ones to stderr.
 func compareFiles(pathA, pathB string, scale float64) error {
 	read := func(p string) ([]string, error) {
 		f, err := os.Open(p)
@@ -131,13 +185,14 @@ func compareFiles(pathA, pathB string, scale float64) error {
 		return err
 	}
 	c := compareListings(a, b, dataset(scale))
-	fmt.Printf("known=%d unknown=%d\n", len(c.known), len(c.unknown))
+	fmt.Printf("%s=%d %s=%d %s=%d unknown=%d\n", newerKept, len(c.named[newerKept]), newerRemoved, len(c.named[newerRemoved]),
+		tagKept, len(c.named[tagKept]), len(c.unknown))
 	if len(c.unknown) > 0 {
-		fmt.Fprintf(os.Stderr, "benchseed: %d lines differ beyond the known difference (< only in %s, > only in %s):\n", len(c.unknown), pathA, pathB)
+		fmt.Fprintf(os.Stderr, "benchseed: %d lines differ beyond the named differences (< only in %s, > only in %s):\n", len(c.unknown), pathA, pathB)
 		for _, l := range c.unknown[:min(len(c.unknown), 20)] {
 			fmt.Fprintln(os.Stderr, l)
 		}
-		return fmt.Errorf("%s and %s differ in %d lines beyond the known difference", pathA, pathB, len(c.unknown))
+		return fmt.Errorf("%s and %s differ in %d lines beyond the named differences", pathA, pathB, len(c.unknown))
 	}
 	return nil
 }
