@@ -104,10 +104,29 @@ done
 # script's own copies, so the check is off
 # (master.volume_growth.freeze_on_topology_mismatch, as an environment
 # variable).
+#
+# A start is tried three times: weed exits when a port it binds is taken,
+# and a gRPC port (HTTP port + 10000) can fall in the kernel's ephemeral
+# range, briefly held by a client connection in TIME-WAIT.
 srv() {
-	local which=$1
+	local which=$1 try
 	shift
 	export WEED_MASTER_VOLUME_GROWTH_FREEZE_ON_TOPOLOGY_MISMATCH=false
+	if [ "$1" = start ]; then
+		for try in 1 2 3; do
+			srv1 "$which" start && return 0
+			log "server $which did not start (try $try of 3)"
+			srv1 "$which" stop || true
+			sleep 30
+		done
+		return 1
+	fi
+	srv1 "$which" "$@"
+}
+
+srv1() {
+	local which=$1
+	shift
 	if [ "$which" = a ]; then
 		SEAWEEDFS_STATE="$DIR/server-a" WEED_MASTER_PORT=$A_MASTER WEED_VOLUME_PORT=$A_VOLUME \
 			WEED_FILER_PORT=$A_FILER WEED_S3_PORT=$A_S3 "$SW" "$@"
