@@ -329,7 +329,7 @@ floor_of() {
 	printf -v "FLOOR_SECS_$label" '%s' "$(kv wall_s)"
 	printf -v "FLOOR_CLIENT_$label" '%s' "$(kv client_cpu_s)"
 	printf -v "FLOOR_SERVER_$label" '%s' "$(kv server_cpu_s)"
-	printf -v "FLOOR_$label" '%s' "$(awk -v a="$(kv client_cpu_s)" -v b="$(kv server_cpu_s)" 'BEGIN { printf "%.1f", a + b }')"
+	printf -v "FLOOR_$label" '%s' "$(awk -v a="$(kv client_cpu_s)" -v b="$(kv server_cpu_s)" 'BEGIN { printf "%.2f", a + b }')"
 	srv c reset
 }
 
@@ -405,6 +405,11 @@ SW_CPU_cold=$(total "$SW_CLIENT_cold" "$SW_SERVER_cold")
 SW_CPU_daily=$(total "$SW_CLIENT_daily" "$SW_SERVER_daily")
 ILM_CPU_cold=$(total "$ILM_CLIENT_cold" "$ILM_SERVER_cold")
 ILM_CPU_daily=$(total "$ILM_CLIENT_daily" "$ILM_SERVER_daily")
+# fine LABEL: a note when that floor is a few of /proc's 10 ms CPU ticks.
+fine() {
+	local v="FLOOR_$1"
+	awk -v f="${!v}" 'BEGIN { if (f < 0.5) print "           (a floor under 0.5 CPU-seconds is a few 10 ms ticks: its ratios say little)" }'
+}
 # rpcs FILE...: gRPC calls by method (calls, summed wait seconds) from
 # the rpcStats tables of benchseed profile-run or rpc-proxy.
 rpcs() {
@@ -429,6 +434,7 @@ floor:     ${FLOOR_SECS_cold}s  cpu: floor ${FLOOR_CLIENT_cold}s, weed server ${
 ratios:    $(ratio "$ILM_SECS_cold" "$SW_SECS_cold")  ilmctl / seaweedfs, wall time (goal <= 0.30)
            $(ratio "$ILM_CPU_cold" "$FLOOR_cold")  ilmctl / floor, client + server CPU (goal <= 1.30)
            $(ratio "$SW_CPU_cold" "$FLOOR_cold")  seaweedfs / floor, client + server CPU
+$(fine cold)
 
 churn:     $CHURN
 daily:     $DAILY_REMOVED removed, $DAILY_ADDED delete markers added, $DAILY_LEFT left by ilmctl;
@@ -453,4 +459,5 @@ floor:     ${FLOOR_SECS_daily}s  cpu: floor ${FLOOR_CLIENT_daily}s, weed server 
 ratios:    $(ratio "$ILM_CPU_daily" "$SW_CPU_daily")  ilmctl / seaweedfs, client + server CPU (goal <= 0.20)
            $(ratio "$ILM_CPU_daily" "$FLOOR_daily")  ilmctl / floor, client + server CPU (goal <= 1.50)
            $(ratio "$SW_CPU_daily" "$FLOOR_daily")  seaweedfs / floor, client + server CPU
+$(fine daily)
 EOF
