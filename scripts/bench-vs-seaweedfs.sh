@@ -60,6 +60,8 @@
 #                          benchseed profile-run, which counts its gRPC
 #                          calls by method)
 #   BENCH_KEEP=0           1 = leave both servers' data dirs for inspection
+#   BENCH_ILMCTL_FLAGS=    more `ilmctl run` flags for both of ilmctl's
+#                          passes, e.g. "--walker-interval 24h"
 #   BENCH_A_PORTS=9433,8180,8988,8433  master,volume,filer,s3 of server A
 #   BENCH_B_PORTS=9533,8280,9088,8533  master,volume,filer,s3 of server B
 #   BENCH_C_PORTS=9633,8380,9188,8633  master,volume,filer,s3 of server C
@@ -285,6 +287,8 @@ sw_pass() {
 # profiled); its actions go to $DIR/ilmctl-LABEL.jsonl for the floor. Sets
 # ILM_SECS_LABEL, ILM_CLIENT_LABEL, ILM_SERVER_LABEL and ILM_LOAD_LABEL.
 ILM_ARGS=(--filer "seaweedfs://127.0.0.1:$B_FILER" --s3-grpc "127.0.0.1:$((B_S3 + 10000))" --due-rounding exact --expired-marker-days keep --runtime 60m -o jsonl --quiet)
+read -r -a extra <<<"${BENCH_ILMCTL_FLAGS:-}"
+ILM_ARGS+=("${extra[@]}")
 ilm_pass() {
 	local label=$1 c0 t0 t1 v prof=-
 	[ "$PROFILE" = 1 ] && prof="$DIR/ilmctl-$label.pprof"
