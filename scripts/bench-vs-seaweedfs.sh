@@ -66,7 +66,9 @@
 #   BENCH_B_PORTS=9533,8280,9088,8533  master,volume,filer,s3 of server B
 #   BENCH_C_PORTS=9633,8380,9188,8633  master,volume,filer,s3 of server C
 #   (gRPC ports are each +10000.) Two runs at once need different
-#   BENCH_DIR and ports.
+#   BENCH_DIR and ports. On a busy machine keep every port, gRPC and the
+#   rpc-proxies' (A's filer and S3 + 20000) included, out of the kernel's
+#   ephemeral range (Linux: 32768-60999), e.g. HTTP ports 21333-21890.
 #
 # Exit status: 0 both left the same set (after the daily passes, but for
 # the known difference); 1 setup, a pass or a floor failed, or the sets
