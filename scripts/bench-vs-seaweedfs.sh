@@ -67,8 +67,11 @@
 #   BENCH_C_PORTS=9633,8380,9188,8633  master,volume,filer,s3 of server C
 #   (gRPC ports are each +10000.) Two runs at once need different
 #   BENCH_DIR and ports. On a busy machine keep every port, gRPC and the
-#   rpc-proxies' (A's filer and S3 + 20000) included, out of the kernel's
-#   ephemeral range (Linux: 32768-60999), e.g. HTTP ports 21333-21890.
+#   rpc-proxies' included, out of the kernel's ephemeral range (Linux:
+#   32768-60999), e.g. HTTP ports 21333-21890 and
+#   BENCH_PROXY_PORTS=22888,22433.
+#   BENCH_PROXY_PORTS=(A's filer + 20000),(A's s3 + 20000)  where the two
+#                          rpc-proxies counting SeaweedFS's calls listen
 #
 # Exit status: 0 both left the same set (after the daily passes, but for
 # the known difference); 1 setup, a pass or a floor failed, or the sets
@@ -84,6 +87,7 @@ KEEP=${BENCH_KEEP:-0}
 IFS=, read -r A_MASTER A_VOLUME A_FILER A_S3 <<<"${BENCH_A_PORTS:-9433,8180,8988,8433}"
 IFS=, read -r B_MASTER B_VOLUME B_FILER B_S3 <<<"${BENCH_B_PORTS:-9533,8280,9088,8533}"
 IFS=, read -r C_MASTER C_VOLUME C_FILER C_S3 <<<"${BENCH_C_PORTS:-9633,8380,9188,8633}"
+IFS=, read -r P_FILER P_S3 <<<"${BENCH_PROXY_PORTS:-$((A_FILER + 20000)),$((A_S3 + 20000))}"
 
 log() { echo "bench: $*" >&2; }
 die() {
@@ -91,10 +95,10 @@ die() {
 	exit 1
 }
 
-for p in "$A_MASTER" "$A_VOLUME" "$A_FILER" "$A_S3" "$B_MASTER" "$B_VOLUME" "$B_FILER" "$B_S3" "$C_MASTER" "$C_VOLUME" "$C_FILER" "$C_S3"; do
+for p in "$A_MASTER" "$A_VOLUME" "$A_FILER" "$A_S3" "$B_MASTER" "$B_VOLUME" "$B_FILER" "$B_S3" "$C_MASTER" "$C_VOLUME" "$C_FILER" "$C_S3" "$P_FILER" "$P_S3"; do
 	case "$p" in
 	9333 | 8080 | 8888 | 8333) die "port $p belongs to the default scripts/seaweedfs.sh instance; pick other BENCH_*_PORTS" ;;
-	'' | *[!0-9]*) die "bad port '$p' in BENCH_A_PORTS/BENCH_B_PORTS/BENCH_C_PORTS" ;;
+	'' | *[!0-9]*) die "bad port '$p' in BENCH_A_PORTS/BENCH_B_PORTS/BENCH_C_PORTS/BENCH_PROXY_PORTS" ;;
 	esac
 done
 
@@ -250,22 +254,22 @@ proxy() {
 
 # sw_pass LABEL: one pass of SeaweedFS's worker on A; sets SW_SECS_LABEL,
 # SW_CLIENT_LABEL, SW_SERVER_LABEL and SW_LOAD_LABEL. Its gRPC calls to
-# the filer and the S3 gateway go through two rpc-proxies (on the filer's
-# and the S3 port + 20000), which count them by method; the master's are
-# not counted.
+# the filer and the S3 gateway go through two rpc-proxies (on
+# BENCH_PROXY_PORTS), which count them by method; the master's are not
+# counted.
 sw_pass() {
 	local label=$1 c0 t0 t1 v fp sp
 	srv a start
-	proxy "$label" filer "127.0.0.1:$((A_FILER + 20000))" "127.0.0.1:$((A_FILER + 10000))"
+	proxy "$label" filer "127.0.0.1:$P_FILER" "127.0.0.1:$((A_FILER + 10000))"
 	fp=$PROXY_PID
-	proxy "$label" s3 "127.0.0.1:$((A_S3 + 20000))" "127.0.0.1:$((A_S3 + 10000))"
+	proxy "$label" s3 "127.0.0.1:$P_S3" "127.0.0.1:$((A_S3 + 10000))"
 	sp=$PROXY_PID
 	log "A ($label): weed shell s3.lifecycle.run-shard -shards 0-15 -events 0 (load average $(loadavg))"
 	printf -v "SW_LOAD_$label" '%s' "$(loadavg)"
 	c0=$(weed_cpu a)
 	t0=$(now)
-	{ time printf 's3.lifecycle.run-shard -shards 0-15 -s3 127.0.0.1:%s -events 0\nexit\n' "$((A_S3 + 20000))" |
-		"$WEED" shell -master="127.0.0.1:$A_MASTER" -filer="127.0.0.1:$A_FILER.$((A_FILER + 20000))" >"$DIR/seaweedfs-$label.log" 2>&1; } 2>"$DIR/seaweedfs-$label.time" ||
+	{ time printf 's3.lifecycle.run-shard -shards 0-15 -s3 127.0.0.1:%s -events 0\nexit\n' "$P_S3" |
+		"$WEED" shell -master="127.0.0.1:$A_MASTER" -filer="127.0.0.1:$A_FILER.$P_FILER" >"$DIR/seaweedfs-$label.log" 2>&1; } 2>"$DIR/seaweedfs-$label.time" ||
 		{ tail -20 "$DIR/seaweedfs-$label.log" >&2; die "weed shell failed (see $DIR/seaweedfs-$label.log)"; }
 	t1=$(now)
 	kill -TERM "$fp" "$sp"
