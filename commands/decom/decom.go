@@ -38,10 +38,15 @@ token that names a run. Nothing is written or deleted.
 
 docs/design/decommission.md describes the receipts, the checks and every
 reason code.`,
-		Example: `  ilmctl decom run-token --cmd-line 'http://node{1...4}:9000/data{1...4}' --start-unix-nanos 1750000000123456789
-  ilmctl decom receipts ls --run-token ceaf1cee0be5ec598f6e5aba844bac7549abd1f4659c4458cd16d621408f8661 --meta testdata/decom/complete/target-a
-  ilmctl decom verify --run-token ceaf1cee0be5ec598f6e5aba844bac7549abd1f4659c4458cd16d621408f8661 \
-      --meta testdata/decom/complete/source --meta testdata/decom/complete/target-a --meta testdata/decom/complete/target-b`,
+		Example: `  ilmctl decom run-token --cmd-line 'http://node{1...4}:9000/data{1...4}' \
+      --start-unix-nanos 1750000000123456789
+  TOKEN=ceaf1cee0be5ec598f6e5aba844bac7549abd1f4659c4458cd16d621408f8661
+  ilmctl decom receipts ls --run-token "$TOKEN" \
+      --meta testdata/decom/complete/target-a
+  ilmctl decom verify --run-token "$TOKEN" \
+      --meta testdata/decom/complete/source \
+      --meta testdata/decom/complete/target-a \
+      --meta testdata/decom/complete/target-b`,
 	}
 	cmd.AddCommand(newVerify(), newReceipts(), newRunToken())
 	return cmdutil.Group(cmd)
@@ -113,9 +118,14 @@ reasons are printed); 1 could not check (a pool could not be read); 2 bad
 usage, among it a target that is the source pool, or another target, under
 another spelling (dir:SRC, ./SRC/, a link to it; see
 docs/design/decommission.md#pool-identity). Nothing is written.`,
-		Example: `  ilmctl decom verify --run-token ceaf1cee0be5ec598f6e5aba844bac7549abd1f4659c4458cd16d621408f8661 \
-      --meta testdata/decom/complete/source --meta testdata/decom/complete/target-a --meta testdata/decom/complete/target-b
-  ilmctl decom verify --run-token "$TOKEN" --meta s3://10.0.0.5:9000/.rustfs.sys --meta s3://10.0.0.6:9000/.rustfs.sys -o json`,
+		Example: `  TOKEN=ceaf1cee0be5ec598f6e5aba844bac7549abd1f4659c4458cd16d621408f8661
+  ilmctl decom verify --run-token "$TOKEN" \
+      --meta testdata/decom/complete/source \
+      --meta testdata/decom/complete/target-a \
+      --meta testdata/decom/complete/target-b
+  ilmctl decom verify --run-token "$TOKEN" -o json \
+      --meta s3://10.0.0.5:9000/.rustfs.sys \
+      --meta s3://10.0.0.6:9000/.rustfs.sys`,
 		Args: cmdutil.NoArgs,
 	}
 	cmd.Flags().StringVar(&o.token, "run-token", "", "the run's token, 64 hex digits (see 'ilmctl decom run-token')")
@@ -283,7 +293,7 @@ func newReceipts() *cobra.Command {
 	var o receiptsOptions
 	ls := &cobra.Command{
 		Use:   "ls",
-		Short: "List and classify every receipt and expected-receipt manifest of a run",
+		Short: "List and classify a run's receipts and expected-receipt manifest",
 		Long: `ls lists, in every --meta pool, the receipts under
 decommission/ilm-receipts/<run-token>/ and the manifest
 decommission/ilm-manifests/<run-token>.json, each decoded on its own: status
@@ -291,9 +301,12 @@ valid, terminal (a receipt with a terminal checkpoint), corrupt or
 unknown_schema, with the record it covers. It does not compare receipts with
 each other or with records; 'decom verify' does. Exit 1 when a pool could
 not be read.`,
-		Example: `  ilmctl decom receipts ls --run-token ceaf1cee0be5ec598f6e5aba844bac7549abd1f4659c4458cd16d621408f8661 \
-      --meta testdata/decom/complete/source --meta testdata/decom/complete/target-a
-  ilmctl decom receipts ls --run-token "$TOKEN" --meta s3://10.0.0.6:9000/.rustfs.sys -o wide`,
+		Example: `  TOKEN=ceaf1cee0be5ec598f6e5aba844bac7549abd1f4659c4458cd16d621408f8661
+  ilmctl decom receipts ls --run-token "$TOKEN" \
+      --meta testdata/decom/complete/source \
+      --meta testdata/decom/complete/target-a
+  ilmctl decom receipts ls --run-token "$TOKEN" -o wide \
+      --meta s3://10.0.0.6:9000/.rustfs.sys`,
 		Args: cmdutil.NoArgs,
 	}
 	ls.Flags().StringVar(&o.token, "run-token", "", "the run's token, 64 hex digits (see 'ilmctl decom run-token')")
@@ -507,8 +520,10 @@ hex SHA-256 of the pool's command line, a NUL byte, and the decommission
 start time in decimal Unix nanoseconds. Both come from the pool's
 decommission status (the pool's cmdline and its decommission startTime).
 A resumed run keeps both, so it keeps its token and finds its receipts.`,
-		Example: `  ilmctl decom run-token --cmd-line 'http://node{1...4}:9000/data{1...4}' --start-unix-nanos 1750000000123456789
-  ilmctl decom run-token --cmd-line "$CMDLINE" --start-unix-nanos "$(date -d 2025-06-15T15:06:40.123456789Z +%s%N)" -o json`,
+		Example: `  ilmctl decom run-token --cmd-line 'http://node{1...4}:9000/data{1...4}' \
+      --start-unix-nanos 1750000000123456789
+  ilmctl decom run-token --cmd-line "$CMDLINE" -o json \
+      --start-unix-nanos "$(date -d 2025-06-15T15:06:40.123456789Z +%s%N)"`,
 		Args: cmdutil.NoArgs,
 	}
 	cmd.Flags().StringVar(&cmdLine, "cmd-line", "", "the pool's command line, exactly as RustFS records it")
