@@ -60,9 +60,12 @@ even with --filer; docs/journal.md has the table.
 
 Classification depends on the clock (lease and owner-window expiry); --now
 pins it so a run is reproducible.`,
-		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b --now 2025-06-15T15:06:40Z
-  ilmctl journal ls --meta testdata/ilm/pool-a --protocol tier_delete_journal -o json
-  ilmctl journal ls --meta dir:/srv/meta0 --filer ./ilmctl-data --classification needs_source_proof`,
+		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b \
+      --now 2025-06-15T15:06:40Z
+  ilmctl journal ls --meta testdata/ilm/pool-a -o json \
+      --protocol tier_delete_journal
+  ilmctl journal ls --meta dir:/srv/meta0 --filer ./ilmctl-data \
+      --classification needs_source_proof`,
 	}
 	cmd.AddCommand(newLs(), newShow())
 	return cmdutil.Group(cmd)
@@ -154,9 +157,12 @@ records are needs_source_proof. A lookup error is never taken as absence.
 
 --now sets the time records are classified at (default: now); it decides
 whether leases and owner windows have expired, and the AGE column.`,
-		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b --now 2025-06-15T15:06:40Z
-  ilmctl journal ls --meta dir:/srv/meta0 --meta s3://10.0.0.5:9000/meta --classification corrupt -o json
-  ilmctl journal ls --meta testdata/ilm/pool-a --filer ./ilmctl-data --protocol tier_delete_journal`,
+		Example: `  ilmctl journal ls --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b \
+      --now 2025-06-15T15:06:40Z
+  ilmctl journal ls --meta dir:/srv/meta0 --meta s3://10.0.0.5:9000/meta \
+      --classification corrupt -o json
+  ilmctl journal ls --meta testdata/ilm/pool-a --filer ./ilmctl-data \
+      --protocol tier_delete_journal`,
 		Args: cmdutil.NoArgs,
 	}
 	c.flags(cmd)
@@ -351,11 +357,14 @@ characters.
 The record is classified in the context of a full scan of every --meta pool
 (membership and binding checks need the other records); --filer and --now
 work as for 'journal ls'.`,
-		Example: `  ilmctl journal show ilm/tier-delete-journal/a3eca9108685e477bb8096e245161342e7d411ac07a55d490be3782cc892d2a4.json \
-      --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b
-  ilmctl journal show 244eebc90583 --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b   # the same record by ID
-  ilmctl journal show ilm/transition-transactions/records/d0/00/d0000000000040008000000000000005.json \
-      --meta testdata/ilm/pool-a --now 2025-06-15T15:06:40Z --raw -o json`,
+		Example: `  ilmctl journal show --meta testdata/ilm/pool-a --meta testdata/ilm/pool-b \
+      ilm/manual-transition/jobs/f0/00/f0000000000040008000000000000001.json
+  ilmctl journal show c72e12fbe5cd --meta testdata/ilm/pool-a \
+      --meta testdata/ilm/pool-b   # the same record by ID
+  ilmctl journal show 244eebc90583 --meta testdata/ilm/pool-a \
+      --meta testdata/ilm/pool-b   # a tier-delete journal record
+  ilmctl journal show d816a92a28f8 --meta testdata/ilm/pool-a \
+      --now 2025-06-15T15:06:40Z --raw -o json`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return cmdutil.Usage("journal show needs exactly one PATH or ID, e.g. ilm/tier-delete-journal/<digest>.json or an ID from 'journal ls'")
