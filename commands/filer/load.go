@@ -30,7 +30,8 @@ errors). Versions are listed oldest first, the last being the latest:
     "objects":[{"key":"app/a.log","versions":[
       {"version_id":"v1","mtime":"2026-01-01T10:00:00Z","size":120,"etag":"e1"},
       {"version_id":"v2","mtime":"2026-02-01T10:00:00Z","size":130}]}],
-    "uploads":[{"upload_id":"u1","key":"big.bin","initiated":"2026-01-01T00:00:00Z"}]}]}
+    "uploads":[{"upload_id":"u1","key":"big.bin",
+      "initiated":"2026-01-01T00:00:00Z"}]}]}
 
 versioning is "Enabled", "Suspended" or "Off"; an omitted version_id gets a
 stable generated ID, and null means the null version.
