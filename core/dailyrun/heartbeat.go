@@ -2,7 +2,7 @@ package dailyrun
 
 import (
 	"fmt"
-	"strings"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
 	"time"
 )
 
@@ -78,16 +78,6 @@ func (r *Result) maxOver(f func(ShardResult) (time.Duration, bool)) (time.Durati
 	return m, found
 }
 
-// FormatDuration prints d rounded to seconds without zero trailing units:
-// 7s, 3m, 2h, 2h13m, 26h0m5s. Durations under a second print as 0s.
-func FormatDuration(d time.Duration) string {
-	d = d.Round(time.Second)
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+// FormatDuration is lifecycle.FormatDuration, the one duration format of
+// every line ilmctl prints for a person.
+func FormatDuration(d time.Duration) string { return lifecycle.FormatDuration(d) }

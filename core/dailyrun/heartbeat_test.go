@@ -14,8 +14,10 @@ func TestFormatDuration(t *testing.T) {
 		3 * time.Minute:                       "3m",
 		2 * time.Hour:                         "2h",
 		2*time.Hour + 13*time.Minute:          "2h13m",
-		26*time.Hour + 5*time.Second:          "26h0m5s",
-		90*time.Second + 600*time.Millisecond: "1m31s",
+		26*time.Hour + 5*time.Second:          "1d2h",
+		90*time.Second + 600*time.Millisecond: "1m30s",
+		-3 * time.Minute:                      "-3m",
+		91 * 24 * time.Hour:                   "91d",
 	} {
 		if got := FormatDuration(d); got != want {
 			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)

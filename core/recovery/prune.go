@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ilmctl/ilmctl/core/lifecycle"
 	"sort"
 	"strings"
 	"time"
@@ -320,15 +321,6 @@ func nonNilKeys(s []string) []string {
 	return s
 }
 
-// ageString is d as an operator reads a retention age: whole days and
-// hours from a day up ("90d", "2d3h"), seconds below.
-func ageString(d time.Duration) string {
-	if d < 24*time.Hour {
-		return d.Truncate(time.Second).String()
-	}
-	days, hours := int64(d/(24*time.Hour)), int64(d%(24*time.Hour)/time.Hour)
-	if hours == 0 {
-		return fmt.Sprintf("%dd", days)
-	}
-	return fmt.Sprintf("%dd%dh", days, hours)
-}
+// ageString is a control's age or floor as every table prints a
+// duration (lifecycle.FormatDuration).
+func ageString(d time.Duration) string { return lifecycle.FormatDuration(d) }

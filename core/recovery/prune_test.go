@@ -175,13 +175,13 @@ func TestPruneRetentionFloor(t *testing.T) {
 		remove  bool
 		says    string
 	}{
-		{"finished moments ago", true, time.Minute, false, false, "final for 1m0s, under the 90d retention floor (--older-than): kept until 2025-09-13T15:06:40Z"},
+		{"finished moments ago", true, time.Minute, false, false, "final for 1m, under the 90d retention floor (--older-than): kept until 2025-09-13T15:06:40Z"},
 		{"finished moments ago, named", true, time.Minute, true, false, "under the 90d retention floor"},
 		{"a second short of the floor", true, floor - time.Second, false, false, "final for 89d23h, under the 90d retention floor"},
 		{"exactly the floor", true, floor, false, true, ""},
 		{"past the floor, named", true, floor + time.Hour, true, true, ""},
 		{"finishing time unknown", false, 2 * floor, false, false, "cannot be told"},
-		{"store clock ahead", true, -time.Hour, false, false, "puts its finish 1h0m0s after this machine's"},
+		{"store clock ahead", true, -time.Hour, false, false, "puts its finish 1h after this machine's"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t, v1Path)
