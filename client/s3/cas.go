@@ -11,6 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/ilmctl/ilmctl/core/filer"
 )
 
 // CASPrefix starts the name of every scratch bucket or key CheckCAS uses.
@@ -27,7 +30,12 @@ const wrongETag = `"00000000000000000000000000000000"`
 //  1. PUT an object, DeleteObject with a wrong If-Match: the object must
 //     survive (a 412); deleted means ErrIfMatchIgnored.
 //  2. DeleteObject with the right If-Match: the object must go.
-//  3. In its own scratch bucket, with versioning enabled, step 1 again
+//  3. DeleteObjects entries with a wrong ETag, naming no version and the
+//     null version: each must be refused (PreconditionFailed) and the
+//     object survive. This decides whether batched deletes carry the
+//     ETag condition (casProbeBatch); a server that ignores it is not
+//     refused, its current and null versions are deleted one by one.
+//  4. In its own scratch bucket, with versioning enabled, step 1 again
 //     with a VersionId, as noncurrent deletes send it.
 //
 // Anything else — If-Match rejected (e.g. 501), a 2xx that deleted nothing,
@@ -56,8 +64,17 @@ func (s *Store) CheckCAS(ctx context.Context) (finding string, err error) {
 	if err := s.casProbe(ctx, bucket, key, ""); err != nil {
 		return "", err
 	}
+	batched, err := s.casProbeBatch(ctx, bucket, key)
+	if err != nil {
+		return "", err
+	}
+	s.batchETag.Store(batched)
+	batchFinding := "and the ETag of a DeleteObjects entry: batched deletes carry it"
+	if !batched {
+		batchFinding = "but not the ETag of a DeleteObjects entry: current and null versions are deleted one DeleteObject each"
+	}
 	if !own {
-		return fmt.Sprintf("%s honours If-Match on DeleteObject (probed in %s/%s; versioned deletes not probed: the --state bucket's versioning is left alone)", s.endpoint, bucket, key), nil
+		return fmt.Sprintf("%s honours If-Match on DeleteObject (probed in %s/%s; versioned deletes not probed: the --state bucket's versioning is left alone), %s", s.endpoint, bucket, key, batchFinding), nil
 	}
 	_, err = s.c.PutBucketVersioning(ctx, &s3api.PutBucketVersioningInput{
 		Bucket: aws.String(bucket), VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled},
@@ -68,7 +85,35 @@ func (s *Store) CheckCAS(ctx context.Context) (finding string, err error) {
 	if err := s.casProbe(ctx, bucket, key, "versioned"); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s honours If-Match on DeleteObject, with and without VersionId", s.endpoint), nil
+	return fmt.Sprintf("%s honours If-Match on DeleteObject, with and without VersionId, %s", s.endpoint, batchFinding), nil
+}
+
+// casProbeBatch reports whether the server honours the ETag of a
+// DeleteObjects entry, as batched deletes of current and null versions
+// rely on: it PUTs bucket/key and sends two DeleteObjects with a wrong
+// ETag, one naming no version (as Expiration does) and one naming the
+// null version; each must refuse its entry with PreconditionFailed and
+// leave the object. Any other answer is false, and an object deleted by
+// the probe is written again for the probes after it. err is only a
+// request that failed outright (the PUT, a HEAD).
+func (s *Store) casProbeBatch(ctx context.Context, bucket, key string) (honoured bool, err error) {
+	honoured = true
+	for _, versionID := range []string{"", filer.NullVersionID} {
+		if _, err := s.c.PutObject(ctx, &s3api.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader([]byte("ilmctl --check-cas probe\n"))}); err != nil {
+			return false, apiErr("PutObject", bucket+"/"+key, err)
+		}
+		id := types.ObjectIdentifier{Key: aws.String(key), VersionId: optional(versionID), ETag: aws.String(wrongETag)}
+		out, derr := s.c.DeleteObjects(ctx, &s3api.DeleteObjectsInput{Bucket: aws.String(bucket), Delete: &types.Delete{Objects: []types.ObjectIdentifier{id}}})
+		refused := derr == nil && len(out.Errors) == 1 && len(out.Deleted) == 0 && isCode(&smithy.GenericAPIError{Code: aws.ToString(out.Errors[0].Code)}, "PreconditionFailed")
+		exists, err := s.exists(ctx, bucket, key, "")
+		if err != nil {
+			return false, err
+		}
+		if !refused || !exists {
+			honoured = false
+		}
+	}
+	return honoured, nil
 }
 
 // casProbe runs one wrong-then-right If-Match round on bucket/key. With

@@ -89,6 +89,19 @@ func (s *Store) lifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 	if err != nil {
 		return outcomeOf(err, "DescribeBucket", target)
 	}
+	if b.objectLock || s.oneByOne {
+		// Each permanent delete there needs its own hold and retention
+		// reads, and the server's refusal is told apart per version.
+		return s.deleteOne(ctx, req, kind, b, target)
+	}
+	return s.deleteBatched(ctx, req, kind, b, target)
+}
+
+// deleteOne is LifecycleDelete of one target on its own: steps 1-5 with
+// HeadObject, and the 412 follow-up. Object Lock buckets take it, and so
+// does a batched delete the server refused (a 412), whose HEAD tells a
+// changed object from an ETag the listing spells differently.
+func (s *Store) deleteOne(ctx context.Context, req filer.DeleteRequest, kind lifecycle.ActionKind, b *bucketInfo, target string) (filer.Outcome, error) {
 	first, out, err := s.reread(ctx, req, kind, b, target)
 	if first == nil {
 		return out, err
@@ -348,7 +361,7 @@ func outcomeOf(err error, op, target string) (filer.Outcome, error) {
 		return filer.OutcomeNoopResolved, nil
 	case lockRefusal(err):
 		return filer.OutcomeSkippedObjectLock, nil
-	case isCode(err, "SlowDown") || status == 503:
+	case isCode(err, "SlowDown", "ServiceUnavailable") || status == 503:
 		return filer.OutcomeRetryLater, nil
 	}
 	return "", apiErr(op, target, err)

@@ -228,7 +228,8 @@ const (
 
 // Every predicate a lifecycle action was chosen on is established again
 // from fresh reads before the DeleteObject, and a 412 is told apart from a
-// resolved race.
+// resolved race: the path a delete takes alone (Object Lock buckets, a
+// batched delete the server refused; batch_test.go covers the batches).
 func TestLifecycleDeleteRechecks(t *testing.T) {
 	const day = 86400
 	b0 := time.Date(2026, 1, 1, 10, 30, 0, 0, time.UTC).Unix()
@@ -391,6 +392,7 @@ func TestLifecycleDeleteRechecks(t *testing.T) {
 				tagStatus: c.tagStatus, tagCode: c.tagCode, deleteStatus: c.deleteStatus, afterHead: c.afterHead, afterDelete: c.afterDelete}
 			xml := `<LifecycleConfiguration>` + c.rule + `</LifecycleConfiguration>`
 			st := fakeStore(t, f, &bucketInfo{versioning: c.versioning, objectLock: c.lock, tagRules: tagRulesOf(xml)}, now)
+			st.oneByOne = true
 			// Expected is the target as the pass listed it.
 			i := slices.IndexFunc(c.listed, func(v fakeVersion) bool { return v.ID == c.target })
 			lv := c.listed[i]

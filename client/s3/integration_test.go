@@ -487,8 +487,8 @@ func TestCheckCAS(t *testing.T) {
 			t.Fatalf("CheckCAS = %q, %v; want ErrIfMatchIgnored", finding, err)
 		}
 	default:
-		if err != nil || !strings.Contains(finding, "with and without VersionId") {
-			t.Fatalf("CheckCAS = %q, %v; want If-Match honoured with and without VersionId", finding, err)
+		if err != nil || !strings.Contains(finding, "with and without VersionId, and the ETag of a DeleteObjects entry") {
+			t.Fatalf("CheckCAS = %q, %v; want If-Match honoured with and without VersionId, and DeleteObjects' ETag", finding, err)
 		}
 	}
 	// The scratch bucket is gone.

@@ -23,6 +23,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -79,6 +80,15 @@ type Store struct {
 	// deleteTimeout bounds one LifecycleDelete; 0 means
 	// filer.DeleteTimeout (tests shorten it).
 	deleteTimeout time.Duration
+	// batch groups concurrent deletes into DeleteObjects requests.
+	batch *batcher
+	// batchETag is set once CheckCAS proved that the server honours the
+	// ETag of a DeleteObjects entry; until then deletes that need that
+	// condition are sent one DeleteObject each, with If-Match.
+	batchETag atomic.Bool
+	// oneByOne sends every delete through deleteOne (TEST SEAM: the tests
+	// of that path).
+	oneByOne bool
 
 	mu      sync.Mutex
 	buckets map[string]*bucketInfo
@@ -136,6 +146,7 @@ func Open(ctx context.Context, addr string, opts Options) (*Store, error) {
 		conc = 8
 	}
 	s := &Store{c: c, endpoint: scheme + addr, clock: clock, wall: time.Now, conc: conc, buckets: map[string]*bucketInfo{}}
+	s.batch = newBatcher(s)
 	st, err := openState(opts.State, s)
 	if err != nil {
 		return nil, err
