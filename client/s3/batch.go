@@ -69,8 +69,9 @@ type batcher struct {
 	// submit (TEST SEAM).
 	queuedHook func(n int)
 	// beforeDelete, when set, runs after a batch's fresh listing and
-	// before its DeleteObjects, with the keys it deletes (TEST SEAM: a
-	// test rewrites a target in that window).
+	// before any delete request for it (its DeleteObjects, or a
+	// DeleteObject its targets send alone), with the keys about to be
+	// deleted (TEST SEAM: a test rewrites a target in that window).
 	beforeDelete func(bucket string, keys []string)
 }
 
@@ -370,15 +371,19 @@ func (s *Store) sendBatch(ctx context.Context, batch []*queued, beforeDelete fun
 		ids = append(ids, id)
 		sent = append(sent, q)
 	}
+	if beforeDelete != nil {
+		var ks []string
+		for _, q := range batch {
+			if q.res.alone != nil || q.res.refused || slices.Contains(sent, q) {
+				ks = append(ks, q.req.Key)
+			}
+		}
+		if len(ks) > 0 {
+			beforeDelete(bucket, ks)
+		}
+	}
 	if len(ids) == 0 {
 		return
-	}
-	if beforeDelete != nil {
-		ks := make([]string, len(sent))
-		for i, q := range sent {
-			ks[i] = q.req.Key
-		}
-		beforeDelete(bucket, ks)
 	}
 	out, err := s.c.DeleteObjects(ctx, &s3api.DeleteObjectsInput{
 		Bucket: aws.String(bucket), Delete: &types.Delete{Objects: ids, Quiet: aws.Bool(false)},

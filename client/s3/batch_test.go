@@ -270,36 +270,6 @@ func bucketStore(t *testing.T, f *bucketS3, info *bucketInfo, now time.Time) *St
 	return st
 }
 
-// deleteAll submits reqs while the batcher is held, one after the other
-// (each queued before the next is submitted, so the queue order is reqs'
-// order), then releases it and returns the outcomes, in reqs' order.
-func deleteAll(t *testing.T, st *Store, reqs []filer.DeleteRequest) ([]filer.Outcome, []error) {
-	t.Helper()
-	queued := make(chan int)
-	st.batch.mu.Lock()
-	st.batch.held = true
-	st.batch.queuedHook = func(n int) { queued <- n }
-	st.batch.mu.Unlock()
-	outs, errs := make([]filer.Outcome, len(reqs)), make([]error, len(reqs))
-	var wg sync.WaitGroup
-	for i, req := range reqs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outs[i], errs[i] = st.LifecycleDelete(context.Background(), req)
-		}()
-		if n := <-queued; n != i+1 {
-			t.Fatalf("queue holds %d deletes after %d submits", n, i+1)
-		}
-	}
-	st.batch.mu.Lock()
-	st.batch.queuedHook = nil
-	st.batch.mu.Unlock()
-	st.batch.release()
-	wg.Wait()
-	return outs, errs
-}
-
 // request is a DeleteRequest for version id of key as f lists it now.
 func request(f *bucketS3, key, id string, kind lifecycle.ActionKind, applies func(*filer.Object, int) bool) filer.DeleteRequest {
 	for _, v := range f.keys[key] {
@@ -534,7 +504,7 @@ func TestBatchedDeletes(t *testing.T) {
 				}
 			}
 			f.requests = nil
-			outs, errs := deleteAll(t, st, reqs)
+			outs, errs := deleteQueued(t, st, reqs)
 			for i := range reqs {
 				if outs[i] != c.want[i] || (errs[i] != nil) != (c.want[i] == "") {
 					t.Errorf("%s@%s: %q, %v; want %q", reqs[i].Key, reqs[i].Expected.VersionID, outs[i], errs[i], c.want[i])
@@ -614,7 +584,7 @@ func TestBatchedDeletesKeepKeyOrder(t *testing.T) {
 		request(f, "k", "v2", lifecycle.NoncurrentDays, applies),
 		request(f, "o", "o1", lifecycle.NoncurrentDays, applies),
 	}
-	outs, errs := deleteAll(t, st, reqs)
+	outs, errs := deleteQueued(t, st, reqs)
 	for i, out := range outs {
 		if out != filer.OutcomeDone || errs[i] != nil {
 			t.Errorf("%s@%s: %q, %v; want DONE", reqs[i].Key, reqs[i].Expected.VersionID, out, errs[i])
