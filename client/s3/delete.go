@@ -17,8 +17,12 @@ import (
 )
 
 // LifecycleDelete applies one lifecycle action over S3.
-// S3 checks nothing but If-Match on a delete, so every predicate the
-// action was chosen on is re-established from fresh reads first:
+// S3 checks nothing but an ETag condition on a delete, so every predicate
+// the action was chosen on is re-established from fresh reads first.
+// Outside Object Lock buckets the action joins a batch of its bucket
+// (batch.go: steps 1-2 on a shared listing, then one DeleteObjects, no
+// HEAD); a target the batch's DeleteObjects refused, and every target in
+// an Object Lock bucket, is decided on its own (deleteOne):
 //
 //  1. The key is listed again (ListObjectVersions) and the target must
 //     still be there with the expected version ID, ETag, size and

@@ -7,10 +7,13 @@
 // replay-eligible rule to the walker (docs/design/daily-run.md#engine-views). Deletes are
 // checked on fresh reads (see LifecycleDelete): a fresh listing of the key
 // must still show the listed version in the same position with the same
-// ETag, size and LastModified, the pass's rule must still select it with
-// its tags read again, and a HEAD of the version must agree; the
-// DeleteObject then carries If-Match with HEAD's ETag so a server that
-// honours it closes the remaining race (CheckCAS tells whether it does).
+// ETag, size and LastModified, and the pass's rule must still select it
+// with its tags read again. Concurrent deletes of a bucket share that
+// listing and one DeleteObjects (batch.go), whose entries carry the listed
+// ETag where the content a delete reaches can change; a delete sent on its
+// own (Object Lock buckets, a refused entry) HEADs the version and carries
+// If-Match with HEAD's ETag. A server that honours the condition closes
+// the remaining race (CheckCAS tells whether it does).
 // Cursors live in a local directory or an S3 prefix (Options.State), never
 // in the data buckets.
 package s3

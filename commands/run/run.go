@@ -228,7 +228,7 @@ bucket got no action). 3 wins over 4.`,
 	f.Float64Var(&o.deletesPerSecond, "deletes-per-second", 0, "cluster-wide lifecycle delete rate cap; 0 = unlimited")
 	f.IntVar(&o.burst, "burst", 0, "cluster-wide token-bucket burst; 0 = twice the rate")
 	f.IntVar(&o.workers, "workers", 1, "workers sharing the cluster rate; this one takes rate/workers")
-	f.IntVar(&o.inFlight, "deletes-in-flight", 0, "deletes each shard keeps in flight at once (a key's one after the other), all under --deletes-per-second; 0 = the filer's choice: 64 on the embedded filer, whose deletes share commits, 8 on seaweedfs:// and s3://")
+	f.IntVar(&o.inFlight, "deletes-in-flight", 0, "deletes each shard keeps in flight at once (a key's one after the other), all under --deletes-per-second; 0 = the filer's choice: 64 on the embedded filer and s3://, whose deletes share commits or DeleteObjects requests, 8 on seaweedfs://")
 	f.DurationVar(&o.walkerInterval, "walker-interval", 0, "minimum time between steady-state walks per shard; 0 = every pass")
 	f.DurationVar(&o.metaLogRetention, "meta-log-retention", 0, "how far back the filer's meta-log reaches; rules with longer TTLs are walked; 0 = unbounded")
 	f.StringVar(&o.dueRounding, "due-rounding", "aws", "due time rounding: aws (next midnight UTC) or exact (SeaweedFS)")

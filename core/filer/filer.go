@@ -330,10 +330,11 @@ func HasMetaLog(st Store) bool {
 }
 
 // GroupCommitter is a store that commits concurrent deletes together (the
-// embedded filer: one transaction, so one fsync, per group). Deletes in
-// flight cost it almost nothing while they wait, and more of them make
-// bigger groups, so it asks a pass for more than a networked store's
-// default (dailyrun.Config.InFlight).
+// embedded filer: one transaction, so one fsync, per group; s3://: one
+// DeleteObjects request per group of a bucket). Deletes in flight cost it
+// almost nothing while they wait, and more of them make bigger groups, so
+// it asks a pass for more than a networked store's default
+// (dailyrun.Config.InFlight).
 type GroupCommitter interface {
 	// DeletesInFlight is how many deletes each shard should keep in flight
 	// when the operator did not choose.
