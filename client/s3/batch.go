@@ -340,6 +340,12 @@ func (s *Store) sendBatch(ctx context.Context, batch []*queued, beforeDelete fun
 	var sent []*queued
 	for _, c := range cands {
 		q := c.q
+		if err := q.ctx.Err(); err != nil {
+			// Its pass ended or its lease was lost while the batch was
+			// read: nothing more is sent for it.
+			q.res.err = err
+			continue
+		}
 		if err := tagErr[c]; err != nil {
 			if errors.Is(err, errTagsGone) {
 				q.res.out = filer.OutcomeNoopResolved
