@@ -432,18 +432,22 @@ func TestBatchedDeletes(t *testing.T) {
 					m[fmt.Sprintf("k%02d", i)] = []fakeVersion{cur("null", fmt.Sprintf("e%02d", i))}
 				}
 				for i := range 10 {
-					m[fmt.Sprintf("x%d", i)] = []fakeVersion{cur("null", "x")} // all sort between "x" and "xa"
+					m[fmt.Sprintf("a%d", i)] = []fakeVersion{cur("null", "a")} // all sort between "a" and "ab"
+					m[fmt.Sprintf("x%d", i)] = []fakeVersion{cur("null", "x")}
 				}
+				m["ab"] = []fakeVersion{cur("null", "ab")}
 				m["xa"] = []fakeVersion{cur("null", "xa")}
 				return m
 			}(),
-			// k01 k02: one page after "k0", and the next (k03 k04 k05) to
-			// see that k02 ends; k21: a jump to "k2" (k20 k21 k22); xa: a
-			// jump to "x" ends at x2, so xa gets a listing of its own.
-			targets:      []target{expire("k01", "null"), expire("k02", "null"), expire("k21", "null"), expire("xa", "null")},
-			want:         []filer.Outcome{filer.OutcomeDone, filer.OutcomeDone, filer.OutcomeDone, filer.OutcomeDone},
-			wantBatches:  [][]string{{"k01@#e01", "k02@#e02", "k21@#e21", "xa@#xa"}},
-			wantRequests: map[string]int{"ListObjectVersions": 5, "DeleteObjects": 1},
+			// ab: a page after "a" ends at a2, so ab gets a listing of its
+			// own; k01 k02: a page after "k0", and the next (k03 k04 k05)
+			// to see that k02 ends; k21: a jump to "k2" (k20 k21 k22); xa:
+			// the last key left, so its page has it as prefix and skips
+			// x0-x9.
+			targets:      []target{expire("ab", "null"), expire("k01", "null"), expire("k02", "null"), expire("k21", "null"), expire("xa", "null")},
+			want:         []filer.Outcome{filer.OutcomeDone, filer.OutcomeDone, filer.OutcomeDone, filer.OutcomeDone, filer.OutcomeDone},
+			wantBatches:  [][]string{{"ab@#ab", "k01@#e01", "k02@#e02", "k21@#e21", "xa@#xa"}},
+			wantRequests: map[string]int{"ListObjectVersions": 6, "DeleteObjects": 1},
 		},
 		{
 			name: "tag rule: tags read again per target, a retagged one NOOP_RESOLVED", proven: true,
@@ -634,5 +638,82 @@ func TestKeyBefore(t *testing.T) {
 		if got := keyBefore(c.in); got != c.want || (got >= c.in) {
 			t.Errorf("keyBefore(%q) = %q, want %q (< the key)", c.in, got, c.want)
 		}
+	}
+}
+
+func TestSegments(t *testing.T) {
+	dense := make([]string, 0, 25)
+	for i := 100; i < 125; i++ {
+		dense = append(dense, fmt.Sprintf("obj-0%d", i))
+	}
+	for _, c := range []struct {
+		name string
+		keys []string
+		want []int // run lengths
+	}{
+		{"one key", []string{"a"}, []int{1}},
+		{"dense numbered keys: runs of ten", dense, []int{10, 10, 5}},
+		{"nothing shared: one run", []string{"ab", "k01", "k02", "xa"}, []int{4}},
+		{"two neighbourhoods", []string{"logs/2026/01/a", "logs/2026/01/b", "logs/2026/02/a", "media/x"}, []int{2, 2}},
+	} {
+		var got []int
+		for _, r := range segments(c.keys) {
+			got = append(got, len(r))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: runs %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// While a batch is being sent, fewer than minBatch queued deletes wait for
+// its answer and then go together, instead of one sender each.
+func TestBatchWaitsForMinBatch(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	f := &bucketS3{t: t, keys: map[string][]fakeVersion{}}
+	for _, k := range []string{"a", "b", "c", "d"} {
+		f.keys[k] = []fakeVersion{{ID: "null", Latest: true, Sec: 1, Size: 3, ETag: "e" + k}}
+	}
+	st := bucketStore(t, f, &bucketInfo{}, now)
+	st.batchETag.Store(true)
+	inFirst, release := make(chan struct{}), make(chan struct{})
+	st.batch.beforeDelete = func(string, []string) {
+		select {
+		case inFirst <- struct{}{}:
+			<-release
+		default: // a later batch
+		}
+	}
+	var wg sync.WaitGroup
+	del := func(key string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, err := st.LifecycleDelete(context.Background(), request(f, key, "null", lifecycle.ExpirationDays, nil)); out != filer.OutcomeDone || err != nil {
+				t.Errorf("%s: %q, %v; want DONE", key, out, err)
+			}
+		}()
+	}
+	del("a")
+	<-inFirst // a's batch is being sent
+	queued := make(chan int, 3)
+	st.batch.mu.Lock()
+	st.batch.queuedHook = func(n int) { queued <- n }
+	st.batch.mu.Unlock()
+	for _, k := range []string{"b", "c", "d"} {
+		del(k)
+		<-queued
+	}
+	st.batch.mu.Lock()
+	running, waiting := st.batch.running, len(st.batch.queue)
+	st.batch.mu.Unlock()
+	if running != 1 || waiting != 3 {
+		t.Errorf("while a's batch is sent: %d batches running, %d deletes queued; want 1 and 3", running, waiting)
+	}
+	close(release)
+	wg.Wait()
+	want := [][]string{{"a@#ea"}, {"b@#eb", "c@#ec", "d@#ed"}}
+	if !slices.EqualFunc(f.batches, want, slices.Equal) {
+		t.Errorf("DeleteObjects entries %q, want %q", f.batches, want)
 	}
 }
