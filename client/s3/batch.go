@@ -581,8 +581,15 @@ func (s *Store) relistRun(ctx context.Context, bucket string, keys []string) map
 	var in *s3api.ListObjectVersionsInput
 	for i < len(keys) {
 		if in == nil {
+			prefix, marker := commonPrefix(keys[i], keys[len(keys)-1]), keyBefore(keys[i])
+			if !strings.HasPrefix(marker, prefix) {
+				// The marker is then a proper prefix of the prefix, before
+				// every key it names; MinIO refuses such a pair (501
+				// NotImplemented).
+				marker = ""
+			}
 			in = &s3api.ListObjectVersionsInput{Bucket: aws.String(bucket), MaxKeys: aws.Int32(maxPage),
-				Prefix: optional(commonPrefix(keys[i], keys[len(keys)-1])), KeyMarker: optional(keyBefore(keys[i]))}
+				Prefix: optional(prefix), KeyMarker: optional(marker)}
 		}
 		fetchedFor := keys[i]
 		p, err := s.listVersionsPage(ctx, in)

@@ -152,6 +152,12 @@ func (f *bucketS3) list(w http.ResponseWriter, q map[string][]string) {
 		return ""
 	}
 	prefix, km, vm := get("prefix"), get("key-marker"), get("version-id-marker")
+	if km != "" && !strings.HasPrefix(km, prefix) {
+		// As MinIO answers a marker outside the prefix.
+		fmt.Fprint(w, "")
+		f.t.Errorf("ListObjectVersions with key-marker %q outside prefix %q (MinIO: 501 NotImplemented)", km, prefix)
+		return
+	}
 	limit, _ := strconv.Atoi(get("max-keys"))
 	if limit <= 0 || limit > 1000 {
 		limit = 1000
