@@ -24,10 +24,10 @@
 #
 # MinIO runs a bucket's lifecycle itself: with the rule in place it
 # expires what a listing shows due, so part of ilmctl's deletes there end
-# NOOP_RESOLVED (README, A second S3 server: MinIO); the outcomes column
+# NOOP_RESOLVED (docs/s3.md, A second S3 server: MinIO); the outcomes column
 # says how many. MinIO also ignores If-Match, so --check-cas refuses it
 # and its ilmctl pass runs without the flag: current versions are then
-# deleted one DeleteObject each (README, Conditional requests per server).
+# deleted one DeleteObject each (docs/s3.md, Conditional requests per server).
 #
 # Environment (defaults):
 #   BENCH_SERVERS="seaweedfs minio"
