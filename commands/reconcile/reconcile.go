@@ -51,10 +51,12 @@ Outcomes and exit codes: migrated / ready-to-migrate 0, retained-ambiguous 6,
 corrupt 7, backend-unavailable 8; 1 when the version is not found or not
 transitioned, 2 for bad flags or a plan that cannot be posted.
 docs/design/reconcile.md has the contract.`,
-		Example: `  ilmctl reconcile get --bucket photos --object 2024/a.jpg --version-id 3f1c... \
-      --filer ./pool0 --filer ./pool1 --tiers tiers.json -o json > plan.json
-  ilmctl reconcile post --bucket photos --object 2024/a.jpg --version-id 3f1c... \
-      --filer ./pool0 --filer ./pool1 --tiers tiers.json --plan plan.json --confirm`,
+		Example: `  ilmctl reconcile get --bucket photos --object 2024/a.jpg \
+      --version-id 3f1c... --filer ./pool0 --filer ./pool1 \
+      --tiers tiers.json -o json > plan.json
+  ilmctl reconcile post --bucket photos --object 2024/a.jpg \
+      --version-id 3f1c... --filer ./pool0 --filer ./pool1 \
+      --tiers tiers.json --plan plan.json --confirm`,
 	}
 	cmd.AddCommand(newGet(), newPost())
 	return cmdutil.Group(cmd)
@@ -140,8 +142,10 @@ corrupt or backend-unavailable, with the reason.
 
 -o json prints the plan 'reconcile post --plan' takes: selector, source,
 sets (each set's original keys and generation), target, probe and digest.`,
-		Example: `  ilmctl reconcile get --bucket photos --object 2024/a.jpg --version-id null --filer ./ilmctl-data --tiers tiers.json
-  ilmctl reconcile get --bucket photos --object 2024/a.jpg --version-id 3f1c... --tiers tiers.json -o json > plan.json`,
+		Example: `  ilmctl reconcile get --bucket photos --object 2024/a.jpg \
+      --version-id null --filer ./ilmctl-data --tiers tiers.json
+  ilmctl reconcile get --bucket photos --object 2024/a.jpg \
+      --version-id 3f1c... --tiers tiers.json -o json > plan.json`,
 		Args: cmdutil.NoArgs,
 	}
 	c.flags(cmd)
@@ -184,8 +188,9 @@ both prefixes, conditionally on the generation it just read, and rereads.
 It prints exactly one outcome (migrated, retained-ambiguous, corrupt,
 backend-unavailable) and bytes_changed. A retry after backend-unavailable
 fills only the sets still missing the state.`,
-		Example: `  ilmctl reconcile post --bucket photos --object 2024/a.jpg --version-id 3f1c... \
-      --filer ./pool0 --filer ./pool1 --tiers tiers.json --plan plan.json --confirm`,
+		Example: `  ilmctl reconcile post --bucket photos --object 2024/a.jpg \
+      --version-id 3f1c... --filer ./pool0 --filer ./pool1 \
+      --tiers tiers.json --plan plan.json --confirm`,
 		Args: cmdutil.NoArgs,
 	}
 	c.flags(cmd)
