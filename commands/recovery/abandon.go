@@ -20,7 +20,7 @@ func newAbandon() *cobra.Command {
 	var confirm, ack bool
 	cmd := &cobra.Command{
 		Use:   "abandon CONTROL-ID --export-id ID --export-sha256 HEX --receipt FILE --reason legacy_remote_cleanup_abandoned",
-		Short: "Remove a legacy tier-delete journal v1/v2 after its export (dry run unless confirmed)",
+		Short: "Remove an exported v1/v2 tier-delete journal (dry run by default)",
 		Long: `abandon removes the local copies of one tier-delete journal v1 or v2, which
 RustFS can never clean up by itself (v1 has no backend identity, v2 no
 remote-version authority), after it was exported with 'recovery export'.
@@ -81,7 +81,7 @@ them whole.`,
 	cmd.Flags().StringVar(&exportSHA, "export-sha256", "", "SHA-256 of the export envelope printed by 'recovery export' (required)")
 	cmd.Flags().StringVar(&receipt, "receipt", "", "observation receipt from 'recovery inspect --receipt-out' (required)")
 	cmd.Flags().StringVar(&reason, "reason", "", "operator reason code (required): "+string(core.ReasonLegacyRemoteCleanupAbandoned))
-	cmd.Flags().BoolVar(&confirm, "confirm", false, "execute instead of a dry run (needs --acknowledge-remote-cleanup-abandoned too)")
+	cmd.Flags().BoolVar(&confirm, "confirm", false, "execute instead of a dry run (needs the acknowledge flag above too)")
 	cmd.Flags().BoolVar(&ack, "acknowledge-remote-cleanup-abandoned", false, "acknowledge that the remote object may leak and is never cleaned up by this (needs --confirm too)")
 	output := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {

@@ -70,9 +70,12 @@ private.
 
 The export ID and its SHA-256 printed here are what 'recovery abandon'
 takes.`,
-		Example: `  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 --receipt-out receipt.json
-  ilmctl recovery export 160f3effd967 --meta dir:/srv/meta0 --receipt receipt.json --out export.json
-  ilmctl recovery export get 5b0c2a91d3e4f7a8 --meta dir:/srv/meta0 --out export.json`,
+		Example: `  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 \
+      --receipt-out receipt.json
+  ilmctl recovery export 160f3effd967 --meta dir:/srv/meta0 \
+      --receipt receipt.json --out export.json
+  ilmctl recovery export get 5b0c2a91d3e4f7a8 --meta dir:/srv/meta0 \
+      --out export.json`,
 		Args: oneControlArg("export"),
 	}
 	c.flags(cmd)
@@ -136,7 +139,8 @@ func newExportGet() *cobra.Command {
 strictly (schema, checksum, ID, content and copy-set digests) and writes it
 to --out with mode 0600 (use --out - for standard output). It changes
 nothing.`,
-		Example: `  ilmctl recovery export get 5b0c2a91d3e4f7a8 --meta dir:/srv/meta0 --out export.json`,
+		Example: `  ilmctl recovery export get 5b0c2a91d3e4f7a8 --meta dir:/srv/meta0 \
+      --out export.json`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return cmdutil.Usage("recovery export get needs exactly one EXPORT-ID (as 'recovery export' printed it)")

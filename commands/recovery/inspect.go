@@ -63,7 +63,7 @@ func newInspect() *cobra.Command {
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "inspect CONTROL-ID",
-		Short: "Read one stuck record in every pool, redacted, and issue an observation receipt",
+		Short: "Read a stuck record in every pool, redacted; issue a receipt",
 		Long: `inspect strictly decodes the control's source record at its canonical path,
 strongly reads every copy in every --meta pool and prints, redacted (digests,
 ETags, version, never bucket, object, tier or remote-version names): the
@@ -78,8 +78,10 @@ digest, the pool set and an action class. 'recovery export' and
 
 CONTROL-ID is as 'recovery ls' prints it, or any unambiguous prefix of at
 least 8 digits.`,
-		Example: `  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1
-  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt-out receipt.json -o json`,
+		Example: `  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 \
+      --meta dir:/srv/meta1
+  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 \
+      --meta dir:/srv/meta1 --receipt-out receipt.json -o json`,
 		Args: oneControlArg("inspect"),
 	}
 	c.flags(cmd)

@@ -79,8 +79,10 @@ IDs, age, time until the next retry (due: now), source paths shortened in
 the middle; -o wide adds protocol, counters, the next attempt's time and
 the last error, with full IDs and paths.`,
 		Example: `  ilmctl recovery ls --meta dir:/srv/meta0
-  ilmctl recovery ls --meta dir:/srv/meta0 --protocol tier_delete_journal --classification retained_ambiguous -o json
-  ilmctl recovery ls --meta dir:/srv/meta0 --limit 50 --marker aWxtL3JlY292ZXJ5LWNvbnRyb2xz`,
+  ilmctl recovery ls --meta dir:/srv/meta0 --protocol tier_delete_journal \
+      --classification retained_ambiguous -o json
+  ilmctl recovery ls --meta dir:/srv/meta0 --limit 50 \
+      --marker aWxtL3JlY292ZXJ5LWNvbnRyb2xz`,
 		Args: cmdutil.NoArgs,
 	}
 	c.flags(cmd)

@@ -19,7 +19,7 @@ func newPrune() *cobra.Command {
 	var confirm bool
 	cmd := &cobra.Command{
 		Use:   "prune [CONTROL-ID...] --confirm",
-		Short: "Retire finished recovery controls and their exports (dry run unless confirmed)",
+		Short: "Retire finished controls and exports (dry run unless confirmed)",
 		Long: `prune removes recovery controls that are finished (terminal or
 abandoned) from the control pool, with their exports, so a decommission of
 that pool no longer has to move them ('ilmctl decom verify' blocks on

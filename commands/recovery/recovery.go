@@ -43,19 +43,21 @@ clean:
 
   scan      create or advance controls (retry schedule, operator_required)
   ls        list controls
-  inspect   read one record in every pool, redacted; write an observation receipt
+  inspect   read a record in every pool, redacted; write an observation receipt
   export    install an immutable export of the record's bytes, download it
   abandon   remove a v1/v2 journal after its export (dry run unless confirmed)
   retry     ask for one more bounded attempt after a fix
-  prune     retire finished controls and their exports (dry run unless confirmed)
+  prune     retire finished controls and exports (dry run unless confirmed)
 
 Controls, exports and disposition receipts are written to the first --meta
 pool (the control pool); source records are read from every pool. No
 command creates a tier client or sends any request to a tier backend.
 docs/design/recovery.md explains every step.`,
 		Example: `  ilmctl recovery scan --meta dir:/srv/meta0 --meta dir:/srv/meta1
-  ilmctl recovery ls --meta dir:/srv/meta0 --meta dir:/srv/meta1 --classification retained_ambiguous
-  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --receipt-out receipt.json`,
+  ilmctl recovery ls --meta dir:/srv/meta0 --meta dir:/srv/meta1 \
+      --classification retained_ambiguous
+  ilmctl recovery inspect 160f3effd967 --meta dir:/srv/meta0 \
+      --meta dir:/srv/meta1 --receipt-out receipt.json`,
 	}
 	cmd.AddCommand(newScan(), newLs(), newInspect(), newExport(), newAbandon(), newRetry(), newPrune())
 	oneJSONDocument(cmd)

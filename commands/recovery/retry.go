@@ -42,8 +42,10 @@ than starting a new 32-failure budget.
 Without --confirm it prints what would change and writes nothing. Refused
 for abandoned and terminal controls, while another lease is live, and while
 an operator disposition of the record is in flight.`,
-		Example: `  ilmctl recovery retry 1544a72d14a0 --meta dir:/srv/meta0 --meta dir:/srv/meta1            # dry run
-  ilmctl recovery retry 1544a72d14a0 --meta dir:/srv/meta0 --meta dir:/srv/meta1 --confirm
+		Example: `  # dry run, then execute
+  ilmctl recovery retry 1544a72d14a0 --meta dir:/srv/meta0 --meta dir:/srv/meta1
+  ilmctl recovery retry 1544a72d14a0 --meta dir:/srv/meta0 \
+      --meta dir:/srv/meta1 --confirm
   ilmctl recovery scan --meta dir:/srv/meta0 --meta dir:/srv/meta1`,
 		Args: oneControlArg("retry"),
 	}

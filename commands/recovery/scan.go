@@ -27,11 +27,12 @@ func newScan() *cobra.Command {
 does) and keeps one recovery control per stuck source generation in the
 control pool (the first --meta):
 
-  retained_ambiguous, operator_required, corrupt   recorded once, never retried
-  needs_source_proof                                a retryable failure: retrying,
-                                                    next attempt after
-                                                    min(60s x 2^min(n-1,6), 1h) x 80-100%
-  32 consecutive failures or 7 days                 operator_required, retries stop
+  retained_ambiguous,                recorded once, never retried
+  operator_required, corrupt
+  needs_source_proof                 a retryable failure: retrying, next
+                                     attempt after
+                                     min(60s x 2^min(n-1,6), 1h) x 80-100%
+  32 consecutive failures or 7 days  operator_required, retries stop
 
 A control is created create-only and advanced only by ETag compare-and-swap.
 A record whose next attempt is not due is not touched (deferred), so
@@ -43,7 +44,8 @@ The table fits the terminal (or $COLUMNS, else 80 columns): short control
 IDs, source paths shortened in the middle; -o wide adds PROTOCOL and
 ATTEMPT with full IDs and paths.`,
 		Example: `  ilmctl recovery scan --meta dir:/srv/meta0 --meta dir:/srv/meta1
-  ilmctl recovery scan --meta s3://10.0.0.5:9000/rustfs-meta -o json --metrics-textfile /var/lib/node_exporter/textfile/ilmctl-recovery.prom`,
+  ilmctl recovery scan --meta s3://10.0.0.5:9000/rustfs-meta -o json \
+      --metrics-textfile /var/lib/node_exporter/textfile/ilmctl-recovery.prom`,
 		Args: cmdutil.NoArgs,
 	}
 	c.flags(cmd)
