@@ -394,6 +394,14 @@ func (s *Store) sendBatch(ctx context.Context, batch []*queued, beforeDelete fun
 			continue
 		}
 		v := c.obj.Versions[c.idx]
+		if permanent(q.kind) && v.DeleteMarker && v.VersionID == filer.NullVersionID {
+			// A server can answer a null delete marker's delete with
+			// success and keep it (SeaweedFS keeps a lone null marker):
+			// decided alone (deleteOne), whose fresh listing after the
+			// delete tells DONE from STUCK.
+			q.res.refused = true
+			continue
+		}
 		id := types.ObjectIdentifier{Key: aws.String(q.req.Key)}
 		if permanent(q.kind) {
 			id.VersionId = aws.String(v.VersionID)
