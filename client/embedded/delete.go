@@ -44,7 +44,7 @@ func (f *Filer) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 			return out, err
 		}
 	}
-	if !knownKind(lifecycle.ActionKind(req.Kind)) {
+	if !knownKind(req.Kind) {
 		return filer.OutcomeBlocked, nil
 	}
 	return f.deletes.submit(ctx, req)
@@ -77,14 +77,14 @@ func (m *mutation) apply(req filer.DeleteRequest) (filer.Outcome, error) {
 	if err != nil || !ok {
 		return filer.OutcomeNoopResolved, err // a deleted bucket has nothing left to expire
 	}
-	if req.Kind == string(lifecycle.AbortMPU) {
+	if req.Kind == lifecycle.AbortMPU {
 		return m.abortUpload(req.Expected.UploadID)
 	}
 	obj, err := m.load()
 	if err != nil || len(obj.Versions) == 0 {
 		return filer.OutcomeNoopResolved, err
 	}
-	switch lifecycle.ActionKind(req.Kind) {
+	switch req.Kind {
 	case lifecycle.ExpirationDays, lifecycle.ExpirationDate:
 		return m.expireLatest(b.Versioning, obj, req)
 	case lifecycle.NoncurrentDays, lifecycle.NewerNoncurrent:

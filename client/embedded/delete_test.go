@@ -184,7 +184,7 @@ func TestLifecycleDelete(t *testing.T) {
 			if tc.stale != nil {
 				tc.stale(&want)
 			}
-			got, err := f.LifecycleDelete(ctx, filer.DeleteRequest{Bucket: tc.bucket, Key: tc.key, Kind: tc.kind, RuleID: "r", Expected: want})
+			got, err := f.LifecycleDelete(ctx, filer.DeleteRequest{Bucket: tc.bucket, Key: tc.key, Kind: filer.ActionKind(tc.kind), RuleID: "r", Expected: want})
 			if err != nil {
 				t.Fatalf("LifecycleDelete: %v", err)
 			}

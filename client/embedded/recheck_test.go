@@ -39,9 +39,9 @@ func TestLifecycleDeleteRedecidesInItsTransaction(t *testing.T) {
 	keepsOne := func(o *filer.Object, idx int) bool {
 		return lifecycle.NewerNoncurrentRank(o, idx, lifecycle.CountObjectVersions) >= 1
 	}
-	older := filer.DeleteRequest{Bucket: "ver", Key: "k", Kind: string(lifecycle.NewerNoncurrent), RuleID: "newer",
+	older := filer.DeleteRequest{Bucket: "ver", Key: "k", Kind: lifecycle.NewerNoncurrent, RuleID: "newer",
 		Expected: obj.Versions[2].Identity(), Applies: keepsOne}
-	newer := filer.DeleteRequest{Bucket: "ver", Key: "k", Kind: string(lifecycle.NoncurrentDays), RuleID: "nc-cold",
+	newer := filer.DeleteRequest{Bucket: "ver", Key: "k", Kind: lifecycle.NoncurrentDays, RuleID: "nc-cold",
 		Expected: obj.Versions[1].Identity(), Applies: func(*filer.Object, int) bool { return true }}
 	if out, err := f.LifecycleDelete(ctx, newer); err != nil || out != filer.OutcomeDone {
 		t.Fatalf("delete v2 = %s, %v; want DONE", out, err)

@@ -71,9 +71,9 @@ func TestBatchedDeletesOnS3(t *testing.T) {
 			}
 			var reqs []filer.DeleteRequest
 			for _, o := range objs {
-				req := filer.DeleteRequest{Bucket: b, Key: o.Key, Kind: string(lifecycle.ExpirationDays), RuleID: "r", Expected: o.Versions[0].Identity()}
+				req := filer.DeleteRequest{Bucket: b, Key: o.Key, Kind: lifecycle.ExpirationDays, RuleID: "r", Expected: o.Versions[0].Identity()}
 				if o.Key == "e" && tc.versioning != "" {
-					req.Kind, req.Expected = string(lifecycle.NoncurrentDays), o.Versions[1].Identity()
+					req.Kind, req.Expected = lifecycle.NoncurrentDays, o.Versions[1].Identity()
 				}
 				reqs = append(reqs, req)
 			}

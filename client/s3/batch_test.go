@@ -284,7 +284,7 @@ func request(f *bucketS3, key, id string, kind lifecycle.ActionKind, applies fun
 			if v.Marker {
 				exp.Size, exp.ETag = 0, ""
 			}
-			return filer.DeleteRequest{Bucket: "b", Key: key, Kind: string(kind), RuleID: "r", Expected: exp, Applies: applies}
+			return filer.DeleteRequest{Bucket: "b", Key: key, Kind: kind, RuleID: "r", Expected: exp, Applies: applies}
 		}
 	}
 	panic("no version " + key + "@" + id)

@@ -63,10 +63,10 @@ func TestNullMarkerKept(t *testing.T) {
 		t.Fatalf("before: %+v, %v, %v; want a null marker over %s", obj.Versions, found, err, s.IDs["x1"])
 	}
 	yes := func(*filer.Object, int) bool { return true }
-	if out, err := s.Store.LifecycleDelete(t.Context(), filer.DeleteRequest{Bucket: b, Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: obj.Versions[1].Identity(), Applies: yes}); err != nil || out != filer.OutcomeDone {
+	if out, err := s.Store.LifecycleDelete(t.Context(), filer.DeleteRequest{Bucket: b, Key: "k", Kind: lifecycle.NoncurrentDays, Expected: obj.Versions[1].Identity(), Applies: yes}); err != nil || out != filer.OutcomeDone {
 		t.Fatalf("NoncurrentDays of %s = %s, %v; want DONE", s.IDs["x1"], out, err)
 	}
-	out, err := s.Store.LifecycleDelete(t.Context(), filer.DeleteRequest{Bucket: b, Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: obj.Versions[0].Identity(), Applies: yes})
+	out, err := s.Store.LifecycleDelete(t.Context(), filer.DeleteRequest{Bucket: b, Key: "k", Kind: lifecycle.ExpiredDeleteMarker, Expected: obj.Versions[0].Identity(), Applies: yes})
 	if err != nil || out != filer.OutcomeStuck {
 		t.Errorf("ExpiredDeleteMarker of the lone null marker = %s, %v; want STUCK", out, err)
 	}

@@ -79,7 +79,7 @@ func (s *Store) lifecycleDelete(ctx context.Context, req filer.DeleteRequest) (f
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	kind := lifecycle.ActionKind(req.Kind)
+	kind := req.Kind
 	switch kind {
 	case lifecycle.AbortMPU:
 		return s.abortUpload(ctx, req)

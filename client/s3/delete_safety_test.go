@@ -156,7 +156,7 @@ func TestDeleteSafety(t *testing.T) {
 				tc.expect(&expected)
 			}
 			got, err := st.LifecycleDelete(context.Background(), filer.DeleteRequest{
-				Bucket: "b", Key: "k", Kind: string(tc.kind), RuleID: "r", Expected: expected})
+				Bucket: "b", Key: "k", Kind: tc.kind, RuleID: "r", Expected: expected})
 			if got != tc.want || (err != nil) != tc.wantErr {
 				t.Errorf("LifecycleDelete = %q, %v; want %q, error %v", got, err, tc.want, tc.wantErr)
 			}
@@ -192,7 +192,7 @@ func TestNullDeleteAnsweredButKept(t *testing.T) {
 			}
 			st := fakeStore(t, f, &bucketInfo{versioning: filer.VersioningSuspended}, now)
 			id := filer.Identity{VersionID: filer.NullVersionID, MtimeNs: time.Unix(marker.Sec, 0).UnixNano()}
-			got, err := st.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: id})
+			got, err := st.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpiredDeleteMarker, Expected: id})
 			if err != nil || got != tc.want {
 				t.Errorf("LifecycleDelete = %s, %v; want %s", got, err, tc.want)
 			}

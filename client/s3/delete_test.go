@@ -403,7 +403,7 @@ func TestLifecycleDeleteRechecks(t *testing.T) {
 			if c.changed != nil {
 				c.changed(f)
 			}
-			req := filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(c.kind), RuleID: "r", Expected: expected}
+			req := filer.DeleteRequest{Bucket: "b", Key: "k", Kind: c.kind, RuleID: "r", Expected: expected}
 			if !c.noApplies {
 				req.Applies = appliesOf(t, c.rule, c.kind, now)
 			}
@@ -469,7 +469,7 @@ func TestLifecycleDeleteNoAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.buckets["b"] = &bucketInfo{versioning: filer.VersioningEnabled}
-	req := filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), RuleID: "nc",
+	req := filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.NoncurrentDays, RuleID: "nc",
 		Expected: filer.Identity{VersionID: "v1", MtimeNs: 1, Size: 3, ETag: "e"}}
 
 	st.deleteTimeout = 20 * time.Millisecond

@@ -74,7 +74,7 @@ func TestRetagBetweenListingAndDelete(t *testing.T) {
 			}
 			got := map[filer.Outcome]int{}
 			for _, o := range objs {
-				out, err := st.LifecycleDelete(ctx, filer.DeleteRequest{Bucket: b, Key: o.Key, Kind: string(lifecycle.ExpirationDays),
+				out, err := st.LifecycleDelete(ctx, filer.DeleteRequest{Bucket: b, Key: o.Key, Kind: lifecycle.ExpirationDays,
 					RuleID: "tagged", Expected: o.Versions[0].Identity(), Applies: applies})
 				if err != nil {
 					t.Fatalf("LifecycleDelete %s: %v", o.Key, err)

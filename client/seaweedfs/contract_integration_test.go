@@ -128,7 +128,7 @@ func TestKnownDifferences(t *testing.T) {
 			if expected == nil {
 				t.Fatalf("before: %+v has no %s", obj.Versions, ids[tc.target])
 			}
-			out, err := st.LifecycleDelete(t.Context(), filer.DeleteRequest{Bucket: b, Key: "k", Kind: string(tc.kind), Expected: expected.Identity(), Applies: yes})
+			out, err := st.LifecycleDelete(t.Context(), filer.DeleteRequest{Bucket: b, Key: "k", Kind: tc.kind, Expected: expected.Identity(), Applies: yes})
 			if err != nil || out != tc.want {
 				t.Fatalf("%s of %s = %s, %v; want %s", tc.kind, tc.target, out, err, tc.want)
 			}

@@ -85,7 +85,7 @@ var ErrNoAnswer = filer.ErrNoAnswer
 // the next pass decides the key again and the identity check makes a
 // repeat NOOP_RESOLVED.
 func (s *Store) LifecycleDelete(ctx context.Context, req filer.DeleteRequest) (filer.Outcome, error) {
-	kind, ok := kinds[lifecycle.ActionKind(req.Kind)]
+	kind, ok := kinds[req.Kind]
 	if !ok {
 		return filer.OutcomeBlocked, nil
 	}

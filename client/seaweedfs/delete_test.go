@@ -59,7 +59,7 @@ func TestLifecycleDeleteSendsListedIdentity(t *testing.T) {
 	lc := &fakeLifecycle{outcome: s3_lifecycle_pb.LifecycleDeleteOutcome_NOOP_RESOLVED}
 	s := &Store{lc: lc, bucketsPath: "/buckets", auth: Auth{SigningKey: "k"}}
 	out, err := s.LifecycleDelete(context.Background(), filer.DeleteRequest{
-		Bucket: "b", Key: "a/k", Kind: string(lifecycle.NoncurrentDays), RuleID: "r", Expected: v.Identity(),
+		Bucket: "b", Key: "a/k", Kind: lifecycle.NoncurrentDays, RuleID: "r", Expected: v.Identity(),
 	})
 	if err != nil || out != filer.OutcomeNoopResolved {
 		t.Fatalf("LifecycleDelete = %s, %v", out, err)
@@ -108,7 +108,7 @@ func TestLifecycleDeleteRefusesWithoutCall(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			lc := &fakeLifecycle{outcome: s3_lifecycle_pb.LifecycleDeleteOutcome_DONE}
 			s := &Store{lc: lc, bucketsPath: "/buckets"}
-			out, err := s.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: tc.kind, Expected: tc.id})
+			out, err := s.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: filer.ActionKind(tc.kind), Expected: tc.id})
 			if err != nil || out != filer.OutcomeBlocked {
 				t.Errorf("LifecycleDelete = %s, %v; want BLOCKED", out, err)
 			}
@@ -135,14 +135,14 @@ func TestLifecycleDeleteOutcomes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &Store{lc: tc.lc, bucketsPath: "/buckets"}
-			out, err := s.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: v.Identity()})
+			out, err := s.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpirationDays, Expected: v.Identity()})
 			if out != tc.want || !errors.Is(err, tc.wantErr) {
 				t.Errorf("LifecycleDelete = %s, %v; want %s, %v", out, err, tc.want, tc.wantErr)
 			}
 		})
 	}
 	s := &Store{lc: &fakeLifecycle{outcome: s3_lifecycle_pb.LifecycleDeleteOutcome_LIFECYCLE_DELETE_OUTCOME_UNSPECIFIED}, bucketsPath: "/buckets"}
-	if _, err := s.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: v.Identity()}); err == nil {
+	if _, err := s.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpirationDays, Expected: v.Identity()}); err == nil {
 		t.Error("an unspecified outcome was accepted")
 	}
 }
@@ -162,7 +162,7 @@ func (hangingLifecycle) LifecycleDelete(ctx context.Context, _ *s3_lifecycle_pb.
 // is cancelled while waiting still gets its cancellation back.
 func TestLifecycleDeleteNoAnswer(t *testing.T) {
 	v, _ := listedVersion(t)
-	req := filer.DeleteRequest{Bucket: "b", Key: "a/k", Kind: string(lifecycle.NoncurrentDays), RuleID: "r", Expected: v.Identity()}
+	req := filer.DeleteRequest{Bucket: "b", Key: "a/k", Kind: lifecycle.NoncurrentDays, RuleID: "r", Expected: v.Identity()}
 
 	s := &Store{lc: hangingLifecycle{}, bucketsPath: "/buckets", deleteTimeout: 20 * time.Millisecond}
 	_, err := s.LifecycleDelete(context.Background(), req)
@@ -230,7 +230,7 @@ func TestLifecycleDeleteRedecidesNoncurrent(t *testing.T) {
 				tc.change(f)
 			}
 			reads := f.lookups + f.lists
-			out, err := st.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(tc.kind), Expected: obj.Versions[i].Identity(), Applies: tc.applies})
+			out, err := st.LifecycleDelete(context.Background(), filer.DeleteRequest{Bucket: "b", Key: "k", Kind: tc.kind, Expected: obj.Versions[i].Identity(), Applies: tc.applies})
 			if err != nil || out != tc.want {
 				t.Errorf("LifecycleDelete = %s, %v; want %s", out, err, tc.want)
 			}

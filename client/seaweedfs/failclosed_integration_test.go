@@ -144,7 +144,7 @@ func TestAmbiguousNullLayoutIsLeftAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := st.LifecycleDelete(c, filer.DeleteRequest{Bucket: b, Key: "k", Kind: string(lifecycle.NoncurrentDays), RuleID: "d1", Expected: marker.Identity()})
+	out, err := st.LifecycleDelete(c, filer.DeleteRequest{Bucket: b, Key: "k", Kind: lifecycle.NoncurrentDays, RuleID: "d1", Expected: marker.Identity()})
 	if err != nil {
 		t.Fatalf("LifecycleDelete: %v", err)
 	}

@@ -267,7 +267,7 @@ func TestOverwrittenBeforeDelete(t *testing.T) {
 		t.Fatalf("lookup: found=%v err=%v", found, err)
 	}
 	s3c.PutObject(t, b, "k", "new!", nil)
-	out, err := st.LifecycleDelete(c, filer.DeleteRequest{Bucket: b, Key: "k", Kind: string(lifecycle.ExpirationDays), RuleID: "r", Expected: obj.Versions[0].Identity()})
+	out, err := st.LifecycleDelete(c, filer.DeleteRequest{Bucket: b, Key: "k", Kind: lifecycle.ExpirationDays, RuleID: "r", Expected: obj.Versions[0].Identity()})
 	if err != nil {
 		t.Fatalf("LifecycleDelete: %v", err)
 	}
@@ -279,7 +279,7 @@ func TestOverwrittenBeforeDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err = st.LifecycleDelete(c, filer.DeleteRequest{Bucket: b, Key: "k", Kind: string(lifecycle.ExpirationDays), RuleID: "r", Expected: obj.Versions[0].Identity()})
+	out, err = st.LifecycleDelete(c, filer.DeleteRequest{Bucket: b, Key: "k", Kind: lifecycle.ExpirationDays, RuleID: "r", Expected: obj.Versions[0].Identity()})
 	if err != nil || out != filer.OutcomeDone {
 		t.Fatalf("delete of the live version: %s %v", out, err)
 	}
@@ -316,7 +316,7 @@ func TestRetaggedBeforeDelete(t *testing.T) {
 	if live := obj.Versions[1]; live.MtimeNs != listed.MtimeNs || live.Size != listed.Size || live.ETag != listed.ETag {
 		t.Fatalf("the retag changed more than the Extended map: listed %+v, live %+v", listed, live)
 	}
-	req := filer.DeleteRequest{Bucket: b, Key: "k", Kind: string(lifecycle.NoncurrentDays), RuleID: "tmp", Expected: listed.Identity()}
+	req := filer.DeleteRequest{Bucket: b, Key: "k", Kind: lifecycle.NoncurrentDays, RuleID: "tmp", Expected: listed.Identity()}
 	if out, err := st.LifecycleDelete(c, req); err != nil || out != filer.OutcomeNoopResolved {
 		t.Fatalf("delete with the pre-retag identity: %s %v, want NOOP_RESOLVED", out, err)
 	}

@@ -158,7 +158,7 @@ func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Uplo
 		a.BytesFreed = lifecycle.BytesFreed(m.Kind, p.snap.Versioning(bucket), vt.obj, vt.idx)
 		a.Held = lifecycle.Held(m.Kind, p.snap.Versioning(bucket), vt.obj, vt.idx, p.cfg.RunNow)
 	}
-	req := filer.DeleteRequest{Bucket: bucket, Kind: string(m.Kind), RuleID: m.RuleID}
+	req := filer.DeleteRequest{Bucket: bucket, Kind: m.Kind, RuleID: m.RuleID}
 	if up != nil {
 		a.Key, a.UploadID = up.Key, up.UploadID
 		req.Key, req.Expected = up.Key, filer.Identity{UploadID: up.UploadID}

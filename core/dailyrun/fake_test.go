@@ -262,7 +262,7 @@ func (f *fakeStore) apply(req filer.DeleteRequest, o *filer.Object, i int, stamp
 	}
 	vs := f.versioning(req.Bucket)
 	v := o.Versions[i]
-	expire := req.Kind == string(lifecycle.ExpirationDays) || req.Kind == string(lifecycle.ExpirationDate)
+	expire := req.Kind == lifecycle.ExpirationDays || req.Kind == lifecycle.ExpirationDate
 	if expire && v.IsLatest && !v.DeleteMarker && vs != filer.VersioningOff {
 		markerID := "dm-" + v.VersionID // the same in every world that expires v
 		if vs == filer.VersioningSuspended {
@@ -325,7 +325,7 @@ func (f *fakeStore) versioning(bucket string) filer.Versioning {
 // marker for ExpiredDeleteMarker), then req.Applies on the key as held
 // now (docs/design/daily-run.md#dispatch).
 func stillDue(req filer.DeleteRequest, o *filer.Object, i int) bool {
-	switch lifecycle.ActionKind(req.Kind) {
+	switch req.Kind {
 	case lifecycle.ExpirationDays, lifecycle.ExpirationDate:
 		if i != 0 || o.Versions[0].DeleteMarker {
 			return false
@@ -395,7 +395,7 @@ func (f *fakeStore) deleted() string {
 	defer f.mu.Unlock()
 	var out []string
 	for _, d := range f.deletes {
-		out = append(out, d.Kind+":"+d.Key)
+		out = append(out, string(d.Kind)+":"+d.Key)
 	}
 	return strings.Join(out, ",")
 }

@@ -117,7 +117,7 @@ func TestEachTargetHasOneOwner(t *testing.T) {
 				}
 				sent := map[string]int{}
 				for _, req := range replay.st.deletes {
-					target := req.Bucket + "/" + req.Key + "@" + req.Expected.VersionID + "#" + req.Expected.UploadID + " " + req.Kind
+					target := req.Bucket + "/" + req.Key + "@" + req.Expected.VersionID + "#" + req.Expected.UploadID + " " + string(req.Kind)
 					if sent[target]++; sent[target] == 2 {
 						t.Errorf("day %d: %s sent twice", d, target)
 					}

@@ -168,7 +168,7 @@ func (o Outcome) Completes() bool {
 type DeleteRequest struct {
 	Bucket   string
 	Key      string
-	Kind     string
+	Kind     ActionKind
 	RuleID   string
 	Expected Identity
 	// Applies re-decides the action on a fresh read of the key: obj is the

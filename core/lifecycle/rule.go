@@ -6,29 +6,23 @@ package lifecycle
 import (
 	"fmt"
 	"time"
+
+	"github.com/ilmctl/ilmctl/core/filer"
 )
 
-// ActionKind is one lifecycle action, spelled as SeaweedFS's engine
-// constants are (weed/s3api/s3lifecycle/action_kind.go) without the
-// ActionKind prefix.
-type ActionKind string
+// ActionKind is one lifecycle action (filer.ActionKind, where the filer
+// port's DeleteRequest carries it typed).
+type ActionKind = filer.ActionKind
 
 // The six action kinds.
 const (
-	ExpirationDays      ActionKind = "ExpirationDays"
-	ExpirationDate      ActionKind = "ExpirationDate"
-	NoncurrentDays      ActionKind = "NoncurrentDays"
-	NewerNoncurrent     ActionKind = "NewerNoncurrent"
-	AbortMPU            ActionKind = "AbortMPU"
-	ExpiredDeleteMarker ActionKind = "ExpiredDeleteMarker"
+	ExpirationDays      = filer.ExpirationDays
+	ExpirationDate      = filer.ExpirationDate
+	NoncurrentDays      = filer.NoncurrentDays
+	NewerNoncurrent     = filer.NewerNoncurrent
+	AbortMPU            = filer.AbortMPU
+	ExpiredDeleteMarker = filer.ExpiredDeleteMarker
 )
-
-// ReplayEligible reports whether the kind's due time is event-time monotonic
-// (ExpirationDays, NoncurrentDays, AbortMPU), so meta-log replay can decide
-// it; the others are walker-bound (docs/design/daily-run.md#action-kinds).
-func (k ActionKind) ReplayEligible() bool {
-	return k == ExpirationDays || k == NoncurrentDays || k == AbortMPU
-}
 
 // Configuration is a parsed and validated LifecycleConfiguration.
 type Configuration struct {

@@ -174,7 +174,7 @@ func resolve(ctx context.Context, st *seaweedfs.Store, byShard map[int][]call, l
 	unresolved := 0
 	for shard, cs := range byShard {
 		for _, c := range cs {
-			r := filer.DeleteRequest{Bucket: c.Bucket, Key: c.Key, Kind: c.Kind, RuleID: c.RuleID}
+			r := filer.DeleteRequest{Bucket: c.Bucket, Key: c.Key, Kind: filer.ActionKind(c.Kind), RuleID: c.RuleID}
 			if c.Kind == string(lifecycle.AbortMPU) {
 				r.Expected = filer.Identity{UploadID: c.UploadID}
 			} else {

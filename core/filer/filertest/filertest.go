@@ -131,18 +131,18 @@ func Run(t *testing.T, h Harness) {
 			} {
 				stale := id
 				change(&stale)
-				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: stale, Applies: yes}, filer.OutcomeNoopResolved)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.NoncurrentDays, Expected: stale, Applies: yes}, filer.OutcomeNoopResolved)
 			}
 			ids(t, s, "b", "k", "v3", "v2", "v1")
 		}},
 		{"a noncurrent action on the latest version is NOOP_RESOLVED", three, func(t *testing.T, s Subject) {
 			for _, k := range []lifecycle.ActionKind{lifecycle.NoncurrentDays, lifecycle.NewerNoncurrent} {
-				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(k), Expected: version(t, s, "b", "k", "v3").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: k, Expected: version(t, s, "b", "k", "v3").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
 			}
 			ids(t, s, "b", "k", "v3", "v2", "v1")
 		}},
 		{"an expiration of a noncurrent version is NOOP_RESOLVED", three, func(t *testing.T, s Subject) {
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", "v2").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpirationDays, Expected: version(t, s, "b", "k", "v2").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
 			ids(t, s, "b", "k", "v3", "v2", "v1")
 		}},
 		{"Applies false is NOOP_RESOLVED, and sees the key as the store holds it", three, func(t *testing.T, s Subject) {
@@ -153,53 +153,53 @@ func Run(t *testing.T, h Harness) {
 				}
 				return o.Versions[idx].VersionID != s.id("v1")
 			}
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "v1").Identity(), Applies: no}, filer.OutcomeNoopResolved)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.NoncurrentDays, Expected: version(t, s, "b", "k", "v1").Identity(), Applies: no}, filer.OutcomeNoopResolved)
 			if want := s.ids("v3", "v2", "v1"); !slices.Equal(seen, want) {
 				t.Errorf("Applies saw %v, want %v", seen, want)
 			}
 			ids(t, s, "b", "k", "v3", "v2", "v1")
 		}},
 		{"an expiration on a versioned bucket writes a delete marker over the latest", three, func(t *testing.T, s Subject) {
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", "v3").Identity(), Applies: yes}, filer.OutcomeDone)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpirationDays, Expected: version(t, s, "b", "k", "v3").Identity(), Applies: yes}, filer.OutcomeDone)
 			obj := lookup(t, s, "b", "k")
 			if len(obj.Versions) != 4 || !obj.Versions[0].DeleteMarker || !obj.Versions[0].IsLatest || obj.Versions[1].VersionID != s.id("v3") || obj.Versions[1].IsLatest {
 				t.Errorf("after expiration %v, want a latest delete marker over %v", describe(obj), s.ids("v3", "v2", "v1"))
 			}
 			// The marker is not alone: ExpiredDeleteMarker leaves it.
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: obj.Versions[0].Identity(), Applies: yes}, filer.OutcomeNoopResolved)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpiredDeleteMarker, Expected: obj.Versions[0].Identity(), Applies: yes}, filer.OutcomeNoopResolved)
 		}},
 		{"a lone delete marker is removed", ver("k", Version{ID: "d1", Mtime: day(10), DeleteMarker: true}), func(t *testing.T, s Subject) {
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: version(t, s, "b", "k", "d1").Identity(), Applies: yes}, filer.OutcomeDone)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpiredDeleteMarker, Expected: version(t, s, "b", "k", "d1").Identity(), Applies: yes}, filer.OutcomeDone)
 			if _, found, err := s.Store.LookupObject(context.Background(), s.bucket("b"), "k"); err != nil || found {
 				t.Errorf("after removing the lone marker: found %v, %v", found, err)
 			}
 		}},
 		{"a noncurrent delete removes only that version", three, func(t *testing.T, s Subject) {
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "v2").Identity(), Applies: yes}, filer.OutcomeDone)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.NoncurrentDays, Expected: version(t, s, "b", "k", "v2").Identity(), Applies: yes}, filer.OutcomeDone)
 			ids(t, s, "b", "k", "v3", "v1")
 			if !lookup(t, s, "b", "k").Versions[0].IsLatest {
 				t.Error("v3 is no longer the latest")
 			}
 		}},
 		{"a version under legal hold is SKIPPED_OBJECT_LOCK", ver("k", Version{ID: "h1", Mtime: day(30), Size: 1, LegalHold: true}, Version{ID: "h2", Mtime: day(20), Size: 2}), func(t *testing.T, s Subject) {
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "h1").Identity(), Applies: yes}, filer.OutcomeSkippedObjectLock)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.NoncurrentDays, Expected: version(t, s, "b", "k", "h1").Identity(), Applies: yes}, filer.OutcomeSkippedObjectLock)
 			ids(t, s, "b", "k", "h2", "h1")
 		}},
 		{"retention past the store clock is SKIPPED_OBJECT_LOCK", ver("k", Version{ID: "r1", Mtime: day(30), Size: 1, RetainUntil: Now.AddDate(1, 0, 0)}, Version{ID: "r2", Mtime: day(20), Size: 2}), func(t *testing.T, s Subject) {
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "r1").Identity(), Applies: yes}, filer.OutcomeSkippedObjectLock)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.NoncurrentDays, Expected: version(t, s, "b", "k", "r1").Identity(), Applies: yes}, filer.OutcomeSkippedObjectLock)
 			ids(t, s, "b", "k", "r2", "r1")
 		}},
 		{"an expiration naming a latest delete marker is NOOP_RESOLVED", ver("k", Version{ID: "m1", Mtime: day(30), Size: 1}, Version{ID: "d1", Mtime: day(20), DeleteMarker: true}), func(t *testing.T, s Subject) {
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", "d1").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpirationDays, Expected: version(t, s, "b", "k", "d1").Identity(), Applies: yes}, filer.OutcomeNoopResolved)
 			ids(t, s, "b", "k", "d1", "m1")
 		}},
 		{"a delete marker is removed once alone, not before", ver("k", Version{ID: "m1", Mtime: day(30), Size: 1}, Version{ID: "d1", Mtime: day(20), DeleteMarker: true}), func(t *testing.T, s Subject) {
 			marker := version(t, s, "b", "k", "d1").Identity()
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: marker, Applies: yes}, filer.OutcomeNoopResolved)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpiredDeleteMarker, Expected: marker, Applies: yes}, filer.OutcomeNoopResolved)
 			ids(t, s, "b", "k", "d1", "m1")
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "m1").Identity(), Applies: yes}, filer.OutcomeDone)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.NoncurrentDays, Expected: version(t, s, "b", "k", "m1").Identity(), Applies: yes}, filer.OutcomeDone)
 			ids(t, s, "b", "k", "d1")
-			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: marker, Applies: yes}, filer.OutcomeDone)
+			outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpiredDeleteMarker, Expected: marker, Applies: yes}, filer.OutcomeDone)
 			if _, found, err := s.Store.LookupObject(context.Background(), s.bucket("b"), "k"); err != nil || found {
 				t.Errorf("after removing the marker left alone: found %v, %v", found, err)
 			}
@@ -207,7 +207,7 @@ func Run(t *testing.T, h Harness) {
 		{"an expiration on an unversioned bucket removes the object",
 			[]Bucket{{Name: "b", Versioning: filer.VersioningOff, Objects: []Object{{Key: "k", Versions: []Version{{ID: filer.NullVersionID, Mtime: day(30), Size: 1}}}}}},
 			func(t *testing.T, s Subject) {
-				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", filer.NullVersionID).Identity(), Applies: yes}, filer.OutcomeDone)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpirationDays, Expected: version(t, s, "b", "k", filer.NullVersionID).Identity(), Applies: yes}, filer.OutcomeDone)
 				if _, found, err := s.Store.LookupObject(context.Background(), s.bucket("b"), "k"); err != nil || found {
 					t.Errorf("after expiration: found %v, %v", found, err)
 				}
@@ -216,7 +216,7 @@ func Run(t *testing.T, h Harness) {
 			[]Bucket{{Name: "b", Versioning: filer.VersioningSuspended, Objects: []Object{{Key: "k", Versions: []Version{
 				{ID: "x1", Mtime: day(30), Size: 1}, {ID: filer.NullVersionID, Mtime: day(20), Size: 2}}}}}},
 			func(t *testing.T, s Subject) {
-				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpirationDays), Expected: version(t, s, "b", "k", filer.NullVersionID).Identity(), Applies: yes}, filer.OutcomeDone)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpirationDays, Expected: version(t, s, "b", "k", filer.NullVersionID).Identity(), Applies: yes}, filer.OutcomeDone)
 				obj := lookup(t, s, "b", "k")
 				if len(obj.Versions) != 2 || obj.Versions[0].VersionID != filer.NullVersionID || !obj.Versions[0].DeleteMarker || obj.Versions[1].VersionID != s.id("x1") {
 					t.Errorf("after expiration %v, want a null delete marker over %s", describe(obj), s.id("x1"))
@@ -227,9 +227,9 @@ func Run(t *testing.T, h Harness) {
 				{ID: "x1", Mtime: day(30), Size: 1}, {ID: filer.NullVersionID, Mtime: day(20), DeleteMarker: true}}}}}},
 			func(t *testing.T, s Subject) {
 				marker := version(t, s, "b", "k", filer.NullVersionID).Identity()
-				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: marker, Applies: yes}, filer.OutcomeNoopResolved)
-				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.NoncurrentDays), Expected: version(t, s, "b", "k", "x1").Identity(), Applies: yes}, filer.OutcomeDone)
-				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: string(lifecycle.ExpiredDeleteMarker), Expected: marker, Applies: yes}, filer.OutcomeDone)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpiredDeleteMarker, Expected: marker, Applies: yes}, filer.OutcomeNoopResolved)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.NoncurrentDays, Expected: version(t, s, "b", "k", "x1").Identity(), Applies: yes}, filer.OutcomeDone)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "k", Kind: lifecycle.ExpiredDeleteMarker, Expected: marker, Applies: yes}, filer.OutcomeDone)
 				if obj, found, err := s.Store.LookupObject(context.Background(), s.bucket("b"), "k"); err != nil || found {
 					t.Errorf("after removing the null marker: found %v %v, %v", found, describe(obj), err)
 				}
@@ -301,8 +301,8 @@ func Run(t *testing.T, h Harness) {
 				if !slices.Equal(got, want) {
 					t.Errorf("listed %v, want %v", got, want)
 				}
-				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "a", Kind: string(lifecycle.AbortMPU), Expected: filer.Identity{UploadID: "u9"}}, filer.OutcomeDone)
-				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "a", Kind: string(lifecycle.AbortMPU), Expected: filer.Identity{UploadID: "u9"}}, filer.OutcomeNoopResolved)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "a", Kind: lifecycle.AbortMPU, Expected: filer.Identity{UploadID: "u9"}}, filer.OutcomeDone)
+				outcome(t, s, filer.DeleteRequest{Bucket: "b", Key: "a", Kind: lifecycle.AbortMPU, Expected: filer.Identity{UploadID: "u9"}}, filer.OutcomeNoopResolved)
 			}},
 	} {
 		if _, ok := h.Differs[sc.name]; ok {
