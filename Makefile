@@ -97,7 +97,7 @@ demo: build ## demo filer: explain, run passes, reconcile
 	$(BIN) filer ls --filer $(DEMO)
 	@echo; echo "== preview: what a pass at $(DEMO_NOW) would do (nothing is deleted)"
 	$(BIN) run --dry-run --now $(DEMO_NOW) --filer $(DEMO)
-	@echo; echo "== why is an old version of media/legal/contract.pdf still there? (every rule's verdict)"
+	@echo; echo "== why is version c1 of media/legal/contract.pdf still there?"
 	$(BIN) explain --bucket media --key legal/contract.pdf --version-id c1 --now $(DEMO_NOW) --filer $(DEMO)
 	@echo; echo "== the pass itself (cold start: recovery walk, then replay)"
 	$(BIN) run -runtime 60m --now $(DEMO_NOW) --filer $(DEMO) --metrics-textfile $(DEMO)/metrics.prom
@@ -107,10 +107,11 @@ demo: build ## demo filer: explain, run passes, reconcile
 	$(BIN) filer ls --filer $(DEMO)
 	@echo; echo "== a day later: steady state replays the meta-log from the saved cursors"
 	$(BIN) run -runtime 60m --now 2026-12-01T00:00:00Z --filer $(DEMO)
-	@echo; echo "== reconcile: a transitioned version from before transitioned-version-state, proven against its tier"
+	@echo; echo "== reconcile: a version transitioned before its state record, proven on its tier"
 	@if ! $(GO) run ./internal/demotier -check -endpoint $(DEMO_S3) 2>/dev/null; then \
-		echo "(skipped: no SeaweedFS S3 at $(DEMO_S3) to act as the tier; scripts/seaweedfs.sh start starts one,"; \
-		echo " building SeaweedFS first: about 9 minutes on 2 cores the first time, then cached in ~/.cache/ilmctl)"; \
+		echo "(skipped: no SeaweedFS S3 at $(DEMO_S3) to act as the tier;"; \
+		echo " scripts/seaweedfs.sh start starts one, building SeaweedFS first:"; \
+		echo " about 9 minutes on 2 cores the first time, then cached in ~/.cache/ilmctl)"; \
 	else set -e; export WEED_ACCESS_KEY=$${WEED_ACCESS_KEY:-ilmctl} WEED_SECRET_KEY=$${WEED_SECRET_KEY:-ilmctl-secret}; \
 		set -x; \
 		$(BIN) filer load testdata/demo/reconcile.json --filer $(DEMO); \

@@ -359,7 +359,8 @@ func walkLeft(s ShardReport) string {
 
 // wouldDispatchTable lists a dry run's actions by bucket and key: what
 // would be deleted (VERSION: the version ID, an AbortMPU's upload ID) and
-// how (KIND); -o wide adds RULE_ID, SIZE and DUE.
+// how (KIND, "(held)" when Object Lock keeps the version, explained under
+// the table); -o wide adds RULE_ID, SIZE and DUE.
 func wouldDispatchTable(w io.Writer, rep RunReport, wide bool, width int) error {
 	actions := append([]ActionReport(nil), rep.Actions...)
 	sort.SliceStable(actions, func(i, j int) bool {
@@ -377,6 +378,7 @@ func wouldDispatchTable(w io.Writer, rep RunReport, wide bool, width int) error 
 		short = ShortIDs(ids)
 	}
 	var rows [][]string
+	held := false
 	for _, a := range actions {
 		target := short(a.VersionID)
 		if a.UploadID != "" {
@@ -385,7 +387,12 @@ func wouldDispatchTable(w io.Writer, rep RunReport, wide bool, width int) error 
 				target = "upload:" + a.UploadID
 			}
 		}
-		row := []string{a.Bucket, a.Key, dash(target), a.Kind}
+		kind := a.Kind
+		if a.Held {
+			kind += " (held)"
+			held = true
+		}
+		row := []string{a.Bucket, a.Key, dash(target), kind}
 		if !wide {
 			rows = append(rows, row)
 			continue
@@ -401,11 +408,17 @@ func wouldDispatchTable(w io.Writer, rep RunReport, wide bool, width int) error 
 		rows = append(rows, append(row, a.RuleID, size, due))
 	}
 	title := "\nWould dispatch (dry run: nothing deleted, no cursor moved)"
+	var err error
 	if wide {
-		return Table(w, title, []string{"BUCKET", "KEY", "VERSION_ID", "KIND", "RULE_ID", "SIZE", "DUE"}, rows)
+		err = Table(w, title, []string{"BUCKET", "KEY", "VERSION_ID", "KIND", "RULE_ID", "SIZE", "DUE"}, rows)
+	} else {
+		header := []string{"BUCKET", "KEY", "VERSION", "KIND"}
+		err = Table(w, title, header, FitRows(header, rows, width, 1, 0))
 	}
-	header := []string{"BUCKET", "KEY", "VERSION", "KIND"}
-	return Table(w, title, header, FitRows(header, rows, width, 1, 0))
+	if err == nil && held {
+		_, err = fmt.Fprintln(w, "(held): under legal hold or retention; the store keeps it\n(SKIPPED_OBJECT_LOCK) and FREED does not count it")
+	}
+	return err
 }
 
 // bucketTable is the outcomes per bucket and rule, with FREED, what the
