@@ -19,6 +19,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"github.com/seaweedfs/seaweedfs/weed/pb/filer_pb"
 	"github.com/seaweedfs/seaweedfs/weed/pb/s3_lifecycle_pb"
@@ -99,7 +100,7 @@ func Open(ctx context.Context, addr string, opts Options) (*Store, error) {
 	cfg, err := s.fc.GetFilerConfiguration(cctx, &filer_pb.GetFilerConfigurationRequest{})
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("seaweedfs filer at %s (gRPC %s) does not answer: %w", addr, filerGRPC, err)
+		return nil, &noAnswerError{addr: addr, grpc: filerGRPC, err: err}
 	}
 	if d := cfg.GetDirBuckets(); d != "" {
 		s.bucketsPath = d
@@ -152,3 +153,18 @@ func (s *Store) ServerTime(ctx context.Context) (time.Time, error) {
 }
 
 var _ filer.ServerClock = (*Store)(nil)
+
+// noAnswerError is a filer that did not answer the first call: one line
+// naming the address, the gRPC port tried and what to check, the gRPC
+// status's code in place of its transport detail (Unwrap keeps it).
+type noAnswerError struct {
+	addr, grpc string
+	err        error
+}
+
+func (e *noAnswerError) Error() string {
+	return fmt.Sprintf("seaweedfs filer at %s does not answer on gRPC %s (%s): check that it runs there; its gRPC port is the --filer port + 10000",
+		e.addr, e.grpc, status.Code(e.err))
+}
+
+func (e *noAnswerError) Unwrap() error { return e.err }
