@@ -98,11 +98,15 @@ demo: build ## demo filer: explain, run passes, reconcile
 	@echo; echo "== preview: what a pass at $(DEMO_NOW) would do (nothing is deleted)"
 	$(BIN) run --dry-run --now $(DEMO_NOW) --filer $(DEMO)
 	@echo; echo "== why is version c1 of media/legal/contract.pdf still there?"
-	$(BIN) explain --bucket media --key legal/contract.pdf --version-id c1 --now $(DEMO_NOW) --filer $(DEMO)
+	@echo '$(BIN) explain --bucket media --key legal/contract.pdf --version-id c1 \'
+	@echo '    --now $(DEMO_NOW) --filer $(DEMO)'
+	@$(BIN) explain --bucket media --key legal/contract.pdf --version-id c1 --now $(DEMO_NOW) --filer $(DEMO)
 	@echo; echo "== the pass itself (cold start: recovery walk, then replay)"
-	$(BIN) run -runtime 60m --now $(DEMO_NOW) --filer $(DEMO) --metrics-textfile $(DEMO)/metrics.prom
+	@echo '$(BIN) run -runtime 60m --now $(DEMO_NOW) --filer $(DEMO) \'
+	@echo '    --metrics-textfile $(DEMO)/metrics.prom'
+	@$(BIN) run -runtime 60m --now $(DEMO_NOW) --filer $(DEMO) --metrics-textfile $(DEMO)/metrics.prom
 	@echo; echo "== a few of its Prometheus metrics ($(DEMO)/metrics.prom has them all)"
-	grep -E '^(ilmctl_daily_run_(status\{|errors |ambiguous_keys )|s3_lifecycle_dispatch_total)' $(DEMO)/metrics.prom
+	@grep -E '^ilmctl_daily_run_(status\{|errors |ambiguous_keys )' $(DEMO)/metrics.prom
 	@echo; echo "== what remains"
 	$(BIN) filer ls --filer $(DEMO)
 	@echo; echo "== a day later: steady state replays the meta-log from the saved cursors"

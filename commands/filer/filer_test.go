@@ -44,7 +44,7 @@ func TestLoadThenLsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
-	if want := "loaded 2 buckets, 2 objects, 3 versions, 1 uploads (5 meta-log events) into " + dir + "\n"; out != want {
+	if want := "loaded into " + dir + ":\n  2 buckets, 2 objects, 3 versions, 1 uploads, 5 meta-log events\n"; out != want {
 		t.Errorf("load printed %q, want %q", out, want)
 	}
 

@@ -255,8 +255,8 @@ func TestLoadKilled(t *testing.T) {
 			start := time.Now()
 			load := ilmctl(t, "load", big, "--filer", dir)
 			t.Logf("full load took %s", time.Since(start).Round(time.Millisecond))
-			wantOut := fmt.Sprintf("loaded %d buckets, %d objects, %d versions, 0 uploads (%d meta-log events) into %s\n",
-				buckets, versions/2, versions, 2*versions-versions/2, dir)
+			wantOut := fmt.Sprintf("loaded into %s:\n  %d buckets, %d objects, %d versions, 0 uploads, %d meta-log events\n",
+				dir, buckets, versions/2, versions, 2*versions-versions/2)
 			if load.code != 0 || load.stdout != wantOut {
 				t.Fatalf("load after the kill: exit %d, stdout %q, stderr %q; want %q", load.code, load.stdout, load.stderr, wantOut)
 			}

@@ -100,7 +100,7 @@ func runLoad(ctx context.Context, stdout, stderr io.Writer, path, dir string) er
 	for _, r := range res.Rejected {
 		fmt.Fprintf(stderr, "ilmctl: warning: bucket %s: lifecycle_xml stored as given, but the lifecycle parser rejects it; ilmctl run will take no action on this bucket and exit 4: %v\n", r.Bucket, r.Err)
 	}
-	_, err = fmt.Fprintf(stdout, "loaded %d buckets, %d objects, %d versions, %d uploads (%d meta-log events) into %s\n",
-		res.Buckets, res.Objects, res.Versions, res.Uploads, res.Events, dir)
+	_, err = fmt.Fprintf(stdout, "loaded into %s:\n  %d buckets, %d objects, %d versions, %d uploads, %d meta-log events\n",
+		dir, res.Buckets, res.Objects, res.Versions, res.Uploads, res.Events)
 	return err
 }

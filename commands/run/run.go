@@ -328,7 +328,9 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	for _, line := range render.NoticeLines(rep.Notices, cmdutil.Width(stderr)) {
 		fmt.Fprintln(stderr, line)
 	}
-	fmt.Fprintln(stderr, res.Heartbeat())
+	for _, line := range heartbeatLines(res.Heartbeat(), stderr) {
+		fmt.Fprintln(stderr, line)
+	}
 	if err := writeReport(stdout, format, rep, sink); err != nil {
 		return err
 	}
