@@ -40,8 +40,10 @@ type fakeStore struct {
 	listings int
 	// listed records every key ListObjects returned, in order.
 	listed []string
-	// lookups counts LookupObject calls.
-	lookups int
+	// lookups counts LookupObject calls, lookedUp records their keys
+	// (bucket/key).
+	lookups  int
+	lookedUp []string
 	// keyErrs makes a key unreadable: ListObjects returns it with Err set
 	// and LookupObject returns the error (bucket/key -> error).
 	keyErrs map[string]error
@@ -139,6 +141,7 @@ func (f *fakeStore) LookupObject(_ context.Context, bucket, key string) (filer.O
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lookups++
+	f.lookedUp = append(f.lookedUp, bucket+"/"+key)
 	if err := f.keyErr(bucket, key); err != nil {
 		return filer.Object{}, false, err
 	}

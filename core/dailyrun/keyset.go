@@ -1,6 +1,8 @@
 package dailyrun
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"hash/maphash"
 	"sync"
 )
@@ -58,13 +60,36 @@ func (k *keySet) add(s string) bool {
 // the earliest of the Unix-ns times noted for each; it spills as keySet
 // does. It is not safe for concurrent use, except get once nothing notes
 // any more.
-type keyDues struct{ t *keyTable }
+type keyDues struct {
+	t    *keyTable
+	hash func(string) [2]uint64
+}
 
-func newKeyDues(sp *spill, memMax int) *keyDues { return &keyDues{t: newKeyTable(sp, memMax)} }
+func newKeyDues(sp *spill, memMax int) *keyDues {
+	return &keyDues{t: newKeyTable(sp, memMax), hash: keyHash}
+}
+
+// newStableKeyDues is a keyDues whose hashes are the same in every
+// process (FNV-128a), so its entries can be saved and read by a later
+// pass (see walkKeys). Its callers only ever learn "look the key up" from
+// a member, so two keys sharing a hash, even on purpose, cost a lookup,
+// never a skipped one.
+func newStableKeyDues(sp *spill, memMax int) *keyDues {
+	return &keyDues{t: newKeyTable(sp, memMax), hash: stableKeyHash}
+}
+
+func stableKeyHash(s string) [2]uint64 {
+	h := fnv.New128a()
+	_, _ = h.Write([]byte(s))
+	var sum [16]byte
+	h.Sum(sum[:0])
+	return [2]uint64{binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:])}
+}
 
 // note records dueNs for s, keeping the earliest.
-func (k *keyDues) note(s string, dueNs int64) {
-	h := keyHash(s)
+func (k *keyDues) note(s string, dueNs int64) { k.noteHash(k.hash(s), dueNs) }
+
+func (k *keyDues) noteHash(h [2]uint64, dueNs int64) {
 	if d, ok := k.t.mem[h]; ok && d <= dueNs {
 		return
 	}
@@ -76,7 +101,7 @@ func (k *keyDues) note(s string, dueNs int64) {
 // get returns s's earliest time; ok is false when none was noted. A spill
 // file that cannot be read returns the error.
 func (k *keyDues) get(s string) (dueNs int64, ok bool, err error) {
-	err = k.t.each(keyHash(s), func(v int64) bool {
+	err = k.t.each(k.hash(s), func(v int64) bool {
 		if !ok || v < dueNs {
 			dueNs, ok = v, true
 		}

@@ -301,7 +301,7 @@ func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapsh
 	if len(st.acts) == 0 || kind == lifecycle.AbortMPU {
 		return st
 	}
-	if settled, due := p.settledByColdWalk(ev.Bucket, ev.Key, s.frozen); settled {
+	if settled, due := p.settledByColdWalk(ev.Bucket, ev.Key, ev.TsNs, s.frozen); settled {
 		// The recovery walk left nothing to do on this key, or only
 		// matches not due yet (due), which keep the event pending.
 		st.acts, st.coldDue = nil, due

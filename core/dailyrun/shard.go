@@ -145,15 +145,14 @@ type shardRun struct {
 	// not walk.
 	tally *walkTally
 	// coldKeys, on a cold start, holds the keys where the recovery walk
-	// found a replay match not yet due; nil when not tracked (see
-	// trackColdKeys). Written by the walk before it is done.
+	// found a replay match not yet due, with the earliest due time, and
+	// those where one of its dispatches did not end DONE (a version
+	// another of its deletes changed, so a rule the walk did not try may
+	// still apply), with lookUpAlways; on a resumed walk, also what the
+	// earlier passes left (walkkeys.go). nil when not tracked (see
+	// trackColdKeys). Written under coldMu; read once the walk is done.
+	coldMu   sync.Mutex
 	coldKeys *keyDues
-	// coldUnsettled, beside coldKeys, holds the keys where a dispatch of
-	// the recovery walk did not end DONE (a version another of its
-	// deletes changed, so a rule the walk did not try may still apply):
-	// replay looks them up. Under coldMu; read once the walk is done.
-	coldMu        sync.Mutex
-	coldUnsettled *keySet
 	// plan is what the shard's replay reads and carries this pass
 	// (readSpans fills it before the subscription opens).
 	plan replayPlan

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -372,4 +373,53 @@ func (r *keyRun) get(h [2]uint64, hb []byte) (int64, bool, error) {
 
 func entryHash(e []byte) [2]uint64 {
 	return [2]uint64{binary.BigEndian.Uint64(e[:8]), binary.BigEndian.Uint64(e[8:16])}
+}
+
+// sorted calls fn with every hash and its earliest value, in hash order,
+// and stops at fn's first error. A spilled table is merged into one run
+// first; it holds the same entries afterwards.
+func (t *keyTable) sorted(fn func(h [2]uint64, v int64) error) error {
+	if len(t.runs) == 0 {
+		entries := make([]keyEntry, 0, len(t.mem))
+		for h, v := range t.mem {
+			entries = append(entries, keyEntry{h, v})
+		}
+		slices.SortFunc(entries, func(a, b keyEntry) int { return cmpHash(a.h, b.h) })
+		for _, e := range entries {
+			if err := fn(e.h, e.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(t.mem) > 0 {
+		if t.noMore {
+			return errors.New("spill: the table could not spill")
+		}
+		if err := t.spillMem(); err != nil {
+			return err
+		}
+	}
+	if len(t.runs) > 1 {
+		top := 0
+		for _, r := range t.runs {
+			top = max(top, r.level)
+		}
+		if err := t.mergeRuns(0, top+1); err != nil {
+			return err
+		}
+	}
+	r := t.runs[0]
+	rr := &runReader{r: bufio.NewReaderSize(io.NewSectionReader(r.f, 0, int64(r.n)*entrySize), runBlock*entrySize), left: r.n}
+	for {
+		if err := rr.next(); err != nil {
+			return err
+		}
+		if !rr.ok {
+			return nil
+		}
+		if err := fn(rr.cur.h, rr.cur.v); err != nil {
+			return err
+		}
+	}
 }

@@ -206,11 +206,11 @@ func (p *pass) dispatchWalk(ctx context.Context, g *walkGroup, s *shardRun, ch <
 			pos.add(nil, it)
 			continue
 		}
-		if s.coldUnsettled != nil {
+		if s.coldKeys != nil {
 			job.onOutcome = func(out filer.Outcome) {
 				if out != filer.OutcomeDone {
 					s.coldMu.Lock()
-					s.coldUnsettled.add(key)
+					s.coldKeys.note(key, lookUpAlways)
 					s.coldMu.Unlock()
 				}
 			}
@@ -583,36 +583,32 @@ func (p *pass) queueObjects(ctx context.Context, g *walkGroup, bucket, prefix st
 }
 
 // trackColdKeys starts recording, for a cold-start shard, which keys the
-// recovery walk leaves with a replay match not yet due. The walk lists
-// every key after runNow and dispatches every due match, so the replay
-// that follows in the same pass can only find pending matches, and only on
-// those keys: it skips the lookup for every other key (each lookup is a
-// round trip, and a cold start replays up to the longest rule's TTL of
-// meta-log).
-//
-// A walk resumed from an earlier pass is not tracked: the keys that
-// earlier pass walked are not in this pass's tables, so replay looks up
-// every key it meets (docs/design/daily-run.md#resumable-walks).
+// recovery walk leaves with a replay match not yet due or a dispatch not
+// DONE. The walk lists every key after runNow and dispatches every due
+// match, so the replay that follows in the same pass can only find pending
+// matches, and only on those keys: it skips the lookup for every other key
+// (each lookup is a round trip, and a cold start replays up to the longest
+// rule's TTL of meta-log). A walk resumed from earlier passes starts from
+// what they saved (walkkeys.go).
 func (p *pass) trackColdKeys(s *shardRun) {
-	if s.walkPos != nil && s.walkPos.resumed {
-		return
-	}
 	if s.walkPlan == WalkRecovery && !s.found {
-		s.coldKeys, s.coldUnsettled = newKeyDues(p.spill, memMax(p.cfg, coldKeysMemMax)), newKeySet(p.spill, memMax(p.cfg, coldKeysMemMax))
+		s.coldKeys = newStableKeyDues(p.spill, memMax(p.cfg, coldKeysMemMax))
+		s.takeLoadedKeys()
 	}
 }
 
 // settledByColdWalk reports whether the cold-start recovery walk of the
 // shard owning bucket/key (by key, as walks shard) finished without error
-// this pass, so dispatched every due match on the key, and left no replay
-// match pending on it: replaying the key's events can find nothing more.
-// With anyPending, a key the walk left pending counts as settled too,
-// with pendingDue the earliest due time the walk found on it: the
-// replaying shard's cursor is frozen already, so the event only needs to
-// be marked pending, not looked up, and the walk dispatched every due
-// match. The shard replaying an event is the key's owner (EventShard),
-// whose walk it waits for.
-func (p *pass) settledByColdWalk(bucket, key string, anyPending bool) (settled bool, pendingDue int64) {
+// this pass, listed the key no earlier than the event at tsNs (this pass,
+// or an earlier pass of a resumed walk), so dispatched every match due
+// then, and left no replay match on it that is due now or was not
+// settled: replaying the event can find nothing more. With anyPending, a
+// key the walk left with only matches not due yet counts as settled too,
+// with pendingDue the earliest of their due times: the replaying shard's
+// cursor is frozen already, so the event only needs to be marked pending,
+// not looked up. The shard replaying an event is the key's owner
+// (EventShard), whose walk it waits for.
+func (p *pass) settledByColdWalk(bucket, key string, tsNs int64, anyPending bool) (settled bool, pendingDue int64) {
 	o := p.byID[lifecycle.ShardID(bucket, key)]
 	if o == nil || o.walk == nil {
 		return false, 0
@@ -622,21 +618,23 @@ func (p *pass) settledByColdWalk(bucket, key string, anyPending bool) (settled b
 	default:
 		return false, 0
 	}
-	if o.walk.errs[o.id] != nil || o.coldKeys == nil {
+	if o.walk.errs[o.id] != nil || o.coldKeys == nil || o.walkPos == nil {
 		return false, 0
 	}
-	k := lookupKey(bucket, key)
+	if at, ok := o.walkPos.walkedAt(bucket, key, p.runNowNs); !ok || tsNs > at {
+		return false, 0
+	}
 	// A spill file that cannot be read settles nothing: the key is looked
 	// up.
-	if unsettled, err := o.coldUnsettled.has(k); err != nil || unsettled {
-		return false, 0
-	}
-	due, pending, err := o.coldKeys.get(k)
+	due, pending, err := o.coldKeys.get(lookupKey(bucket, key))
 	if err != nil {
 		return false, 0
 	}
 	if !pending {
 		return true, 0
+	}
+	if due <= p.runNowNs { // not settled, or come due since
+		return false, 0
 	}
 	return anyPending, due
 }
@@ -654,7 +652,9 @@ func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts [
 				continue
 			}
 			if m, ok := p.snap.EvaluateVersion(a, obj, idx); ok && !m.IsDue(p.cfg.RunNow) {
+				s.coldMu.Lock()
 				s.coldKeys.note(k, dueNs(m))
+				s.coldMu.Unlock()
 			}
 		}
 	}

@@ -224,6 +224,12 @@ type walkProgress struct {
 	// this pass), so completing the walk must mark it.
 	onFiler bool
 
+	// attempts are the earlier passes of a resumed walk that saved what
+	// they left for replay, and loadedKeys those keys until the shard's
+	// table takes them (walkkeys.go).
+	attempts   []walkAttempt
+	loadedKeys []byte
+
 	mu       sync.Mutex
 	at       map[string]BucketPos
 	lastSave time.Time
@@ -284,6 +290,9 @@ func (p *pass) planWalkState(ctx context.Context, s *shardRun) error {
 		w.at[b] = pos
 	}
 	s.walkPos = w
+	if w.resumed {
+		p.loadWalkKeys(ctx, s)
+	}
 	return nil
 }
 
@@ -320,6 +329,9 @@ func (p *pass) saveWalk(s *shardRun, complete bool) error {
 		return err
 	}
 	s.res.WalkSaved = !complete
+	if !complete {
+		p.saveWalkKeys(ctx, s)
+	}
 	return nil
 }
 

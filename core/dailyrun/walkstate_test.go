@@ -2,8 +2,10 @@ package dailyrun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -455,17 +457,162 @@ func TestDryRunWritesNoWalkPosition(t *testing.T) {
 	}
 	shard := lifecycle.ShardID("a", "k05")
 	cutPass(t, st, snap, now, cut{afterDone: 2}, func(c *Config) { c.Shards = []int{shard} })
-	saved := string(st.files[WalkPath(shard)])
+	saved, savedKeys := string(st.files[WalkPath(shard)]), string(st.files[WalkKeysPath(shard)])
 	res, _ := cutPass(t, st, snap, now.Add(time.Hour), cut{}, func(c *Config) { c.Shards = []int{shard}; c.DryRun = true })
-	if s := shardOf(res, shard); !s.WalkResumed || s.WalkSaved || string(st.files[WalkPath(shard)]) != saved {
-		t.Fatalf("dry run over an unfinished walk: resumed %v saved %v, file changed %v", s.WalkResumed, s.WalkSaved, string(st.files[WalkPath(shard)]) != saved)
+	if s := shardOf(res, shard); !s.WalkResumed || s.WalkSaved || string(st.files[WalkPath(shard)]) != saved || string(st.files[WalkKeysPath(shard)]) != savedKeys {
+		t.Fatalf("dry run over an unfinished walk: resumed %v saved %v, files changed %v", s.WalkResumed, s.WalkSaved,
+			string(st.files[WalkPath(shard)]) != saved || string(st.files[WalkKeysPath(shard)]) != savedKeys)
 	}
 	var names []string
 	for p := range st.files {
 		names = append(names, p)
 	}
 	sort.Strings(names)
-	if !cmp.Equal(names, []string{WalkPath(shard)}) {
+	// The cut pass saved its position and the keys it left for replay.
+	if !cmp.Equal(names, []string{WalkPath(shard), WalkKeysPath(shard)}) {
 		t.Fatalf("files %v", names)
+	}
+}
+
+// The pass that completes a cold walk begun in earlier passes skips the
+// lookups those passes settled, as an uncut pass skips the ones its own
+// walk settled: of the quiet keys a/aqN, whose matches are not due, only
+// those decided before the first of them froze the shard's cursor are
+// looked up (at most replayWindow+1: lookups start that far ahead); the
+// others are marked pending unread. It still looks up and decides a key whose
+// match came due since its pass walked it (a/ajdue), and one written since
+// (a/ak@v9). Without the keys file every key is looked up, and the pass
+// ends the same. One shard, so the cut passes and the order of its events
+// are the same in both runs.
+func TestResumedColdWalkSkipsWhatEarlierPassesSettled(t *testing.T) {
+	now := ts("2026-11-30T12:00:00Z")
+	later := now.Add(24 * time.Hour) // a/ajdue (due 12-01) is due, the a/aqN (due 12-02) are not
+	shard := lifecycle.ShardID("a", "ajdue")
+	inShard := func(prefix string, n int) []string {
+		var keys []string
+		for i := 0; len(keys) < n; i++ {
+			if k := fmt.Sprintf("%s%03d", prefix, i); lifecycle.ShardID("a", k) == shard {
+				keys = append(keys, k)
+			}
+		}
+		return keys
+	}
+	quiet, written := inShard("aq", 3*replayWindow), inShard("ak", 1)[0]
+	last := slices.Max(append([]string{written, "ajdue"}, quiet...))
+	type outcome struct {
+		lookedUp  []string
+		remaining []string
+		replayed  []string
+	}
+	run := func(t *testing.T, dropKeys bool) outcome {
+		st, snap := resumeFixture()
+		for _, k := range quiet {
+			st.put("a", k, "v1", now.Add(-time.Hour), 1)
+		}
+		// ajdue's match is due at later, and its event comes after the
+		// quiet keys', one of which has frozen the shard's cursor.
+		st.put("a", "ajdue", "v1", ts("2026-11-29T12:00:00Z"), 1)
+		st.events[len(st.events)-1].TsNs = now.Add(-30 * time.Minute).UnixNano()
+		st.put("a", written, "v1", ts("2026-10-01T00:00:00Z"), 1)
+		mod := func(c *Config) { c.Shards = []int{shard} }
+		for i := 0; ; i++ {
+			res, _ := cutPass(t, st, snap, now, cut{afterDone: 1}, mod)
+			if w, ok, _ := LoadWalkState(context.Background(), st, shard); ok && w.Buckets["a"].ObjectsAfter >= last {
+				break
+			}
+			if res.Status() == StatusOK || i == 100 {
+				t.Fatalf("pass %d: %s before the a/a* keys were walked by a cut pass", i, res.Status())
+			}
+		}
+		// v9 is due (its mtime is a month old) but written after the cut
+		// passes walked the key.
+		st.put("a", written, "v9", ts("2026-10-01T00:00:00Z"), 1)
+		st.events[len(st.events)-1].TsNs = now.Add(time.Minute).UnixNano()
+		if _, ok := st.files[WalkKeysPath(shard)]; !ok {
+			t.Fatal("the cut passes saved no keys file")
+		}
+		if dropKeys {
+			delete(st.files, WalkKeysPath(shard))
+		}
+		st.lookedUp = nil
+		res, _ := cutPass(t, st, snap, later, cut{}, mod)
+		if res.Status() != StatusOK {
+			t.Fatalf("completing pass: %s", res.Status())
+		}
+		var replayed []string
+		for _, a := range res.Actions {
+			if a.Source == SourceReplay && a.Outcome == filer.OutcomeDone {
+				replayed = append(replayed, a.Bucket+"/"+a.Key+"@"+a.VersionID)
+			}
+		}
+		var quietLooked []string
+		for _, k := range st.lookedUp {
+			if strings.HasPrefix(k, "a/aq") {
+				quietLooked = append(quietLooked, k)
+			}
+		}
+		return outcome{quietLooked, sortStrings(st.remaining()), sortStrings(replayed)}
+	}
+	kept, dropped := run(t, false), run(t, true)
+	for _, o := range []outcome{kept, dropped} {
+		for _, want := range []string{"a/ajdue@v1", "a/" + written + "@v9"} {
+			if !contains(o.replayed, want) {
+				t.Errorf("replay did not delete %s: it deleted %v", want, o.replayed)
+			}
+		}
+	}
+	if !cmp.Equal(kept.remaining, dropped.remaining) || !cmp.Equal(kept.replayed, dropped.replayed) {
+		t.Errorf("the keys file changed the pass: remaining\n%s\nreplayed\n%s",
+			cmp.Diff(dropped.remaining, kept.remaining), cmp.Diff(dropped.replayed, kept.replayed))
+	}
+	if len(kept.lookedUp) > replayWindow+1 || len(dropped.lookedUp) != len(quiet) {
+		t.Errorf("quiet keys looked up: %d with the keys file (want at most %d), %d without (want all %d)",
+			len(kept.lookedUp), replayWindow+1, len(dropped.lookedUp), len(quiet))
+	}
+}
+
+// A keys file is used only for the walk it was saved for, and only whole:
+// anything else is ignored (the keys are looked up), never an error.
+func TestDecodeWalkKeysIgnoresWhatIsNotItsWalk(t *testing.T) {
+	w := WalkState{StartedNs: 100, FloorNs: 50}
+	w.Hashes.RuleSet[0], w.Hashes.Promoted[0] = 1, 2
+	header := func(edit func(*walkKeysHeader)) []byte {
+		h := walkKeysHeader{Version: walkKeysVersion, ShardID: 3, StartedNs: 100, FloorNs: 50,
+			RuleSetHash: w.Hashes.RuleSet[:], PromotedHash: w.Hashes.Promoted[:],
+			Attempts: []walkAttempt{{RunNowNs: 100, Buckets: map[string]attemptRange{"a": {Through: "k"}}}}, Entries: 1}
+		if edit != nil {
+			edit(&h)
+		}
+		data, _ := json.Marshal(h)
+		return append(data, '\n')
+	}
+	entry := make([]byte, entrySize)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		ok   bool
+	}{
+		{"its walk", append(header(nil), entry...), true},
+		{"another shard", append(header(func(h *walkKeysHeader) { h.ShardID = 4 }), entry...), false},
+		{"another walk", append(header(func(h *walkKeysHeader) { h.StartedNs = 99 }), entry...), false},
+		{"another floor", append(header(func(h *walkKeysHeader) { h.FloorNs = 49 }), entry...), false},
+		{"other rules", append(header(func(h *walkKeysHeader) { h.RuleSetHash = make([]byte, 32) }), entry...), false},
+		{"another version", append(header(func(h *walkKeysHeader) { h.Version = 2 }), entry...), false},
+		{"entries cut short", append(header(nil), entry[:entrySize-1]...), false},
+		{"more entries than said", append(header(nil), append(entry, entry...)...), false},
+		{"an attempt without a clock", append(header(func(h *walkKeysHeader) { h.Attempts[0].RunNowNs = 0 }), entry...), false},
+		{"unknown field", append([]byte(strings.Replace(string(header(nil)), `"version"`, `"x":1,"version"`, 1)), entry...), false},
+		{"no header line", entry, false},
+		{"empty", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			attempts, entries, ok := decodeWalkKeys(tc.data, 3, w)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if ok && (len(attempts) != 1 || len(entries) != entrySize) {
+				t.Fatalf("%d attempts, %d bytes of entries", len(attempts), len(entries))
+			}
+		})
 	}
 }
