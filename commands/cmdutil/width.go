@@ -41,7 +41,10 @@ func WrapHelp(root *cobra.Command) {
 			return strings.TrimRight(refill(f.FlagUsagesWrapped(w), w), " \n")
 		})
 		cobra.AddTemplateFunc("wrappedLine", func(c *cobra.Command, indent int, s string) string {
-			return strings.Join(fill(s, Width(c.OutOrStdout())-1, indent), "\n"+strings.Repeat(" ", indent))
+			// The first line sits where the template put it, kept
+			// as short as the continuations.
+			pad := strings.Repeat(" ", indent)
+			return strings.TrimPrefix(strings.Join(Wrap(s, Width(c.OutOrStdout())-1, pad, pad), "\n"), pad)
 		})
 	})
 	tpl := root.UsageTemplate()
@@ -81,36 +84,34 @@ func refill(usages string, w int) string {
 			}
 			rest := strings.TrimLeft(body[gap:], " ")
 			col := len(l) - len(rest)
-			wrapped := fill(rest, w, col)
-			out = append(out, l[:col]+wrapped[0])
-			for _, c := range wrapped[1:] {
-				out = append(out, strings.Repeat(" ", col)+c)
-			}
+			out = append(out, Wrap(rest, w, l[:col], strings.Repeat(" ", col))...)
 			continue
 		}
-		for _, c := range fill(body, w, indent) {
-			out = append(out, strings.Repeat(" ", indent)+c)
-		}
+		pad := strings.Repeat(" ", indent)
+		out = append(out, Wrap(body, w, pad, pad)...)
 	}
 	return strings.Join(out, "\n")
 }
 
-// fill breaks s at spaces into lines of at most w-indent runes (the
-// first line's indentation is the caller's too); a word longer than
-// that is a line of its own.
-func fill(s string, w, indent int) []string {
-	room := w - indent
+// Wrap breaks s at spaces into lines of at most width runes, the first
+// line led by first and every later one by rest (a flag's name and the
+// spaces under it; "" and a two-space hang for a log line on a terminal),
+// their runes counted in the width. A word wider than the room left is a
+// line of its own, whole; a width below 1 is no limit.
+func Wrap(s string, width int, first, rest string) []string {
 	var lines []string
-	line := ""
+	line := first
+	empty := true // line holds its lead only
 	for _, word := range strings.Fields(s) {
 		switch {
-		case line == "":
-			line = word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= room:
+		case empty:
+			line += word
+			empty = false
+		case width < 1 || utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
 			line += " " + word
 		default:
 			lines = append(lines, line)
-			line = word
+			line = rest + word
 		}
 	}
 	return append(lines, line)

@@ -3,8 +3,6 @@ package run
 import (
 	"io"
 	"os"
-	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/term"
 
@@ -19,27 +17,9 @@ func heartbeatLines(hb string, stderr io.Writer) []string {
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return []string{hb}
 	}
-	return wrapWords(hb, cmdutil.Width(stderr))
+	return wrapHeartbeat(hb, cmdutil.Width(stderr))
 }
 
-// wrapWords wraps line at spaces to width, each continuation indented by
-// two spaces; a word longer than the width stays whole on its own line.
-func wrapWords(line string, width int) []string {
-	if width < 1 || utf8.RuneCountInString(line) <= width {
-		return []string{line}
-	}
-	var out []string
-	cur := ""
-	for _, w := range strings.Fields(line) {
-		switch {
-		case cur == "":
-			cur = w
-		case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) <= width:
-			cur += " " + w
-		default:
-			out = append(out, cur)
-			cur = "  " + w
-		}
-	}
-	return append(out, cur)
-}
+// wrapHeartbeat wraps the heartbeat to width, each continuation indented
+// by two spaces under the daily_run: that leads it.
+func wrapHeartbeat(hb string, width int) []string { return cmdutil.Wrap(hb, width, "", "  ") }

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestWrapWords(t *testing.T) {
+func TestWrapHeartbeat(t *testing.T) {
 	hb := "daily_run: status=ok shards=16 errors=0 duration=0s cursor_lag_max=91d walked_max_age=0s ambiguous=0"
 	for _, tc := range []struct {
 		width int
@@ -17,7 +17,7 @@ func TestWrapWords(t *testing.T) {
 		{40, []string{"daily_run: status=ok shards=16 errors=0", "  duration=0s cursor_lag_max=91d", "  walked_max_age=0s ambiguous=0"}},
 		{8, []string{"daily_run:", "  status=ok", "  shards=16", "  errors=0", "  duration=0s", "  cursor_lag_max=91d", "  walked_max_age=0s", "  ambiguous=0"}},
 	} {
-		if got := wrapWords(hb, tc.width); !cmp.Equal(got, tc.want) {
+		if got := wrapHeartbeat(hb, tc.width); !cmp.Equal(got, tc.want) {
 			t.Errorf("width %d: %q, want %q", tc.width, got, tc.want)
 		}
 	}
