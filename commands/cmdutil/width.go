@@ -31,7 +31,12 @@ var addTemplateFunc sync.Once
 
 // WrapHelp makes every command under root print its flags wrapped to the
 // width of its output (Width), so `--help` reads in an 80-column terminal:
-// pflag wraps each flag's description under its name.
+// pflag wraps each flag's description under its name. A command's
+// description is written for 80 columns and printed as written, but for
+// cobra's completion commands' text, which is not ours to write: a line
+// wider than 80 columns wraps at its indentation, and a command indented
+// by a tab (8 columns) is indented by two spaces, as ours are, so it
+// stays whole on its line.
 func WrapHelp(root *cobra.Command) {
 	// cobra's template functions are one global map: registered once,
 	// however many root commands a process (a test) builds.
@@ -46,7 +51,23 @@ func WrapHelp(root *cobra.Command) {
 			pad := strings.Repeat(" ", indent)
 			return strings.TrimPrefix(strings.Join(Wrap(s, Width(c.OutOrStdout())-1, pad, pad), "\n"), pad)
 		})
+		cobra.AddTemplateFunc("wrappedText", func(s string) string {
+			// Not the terminal's width: a narrower terminal would
+			// get paragraphs broken line by line, ragged.
+			var out []string
+			for _, l := range strings.Split(strings.TrimRight(s, " \t\n"), "\n") {
+				if rest, ok := strings.CutPrefix(l, "\t"); ok {
+					l = "  " + rest
+				}
+				out = append(out, wrapLine(l, 79)...)
+			}
+			return strings.Join(out, "\n")
+		})
 	})
+	// cobra adds its completion command (and its Long) when the root
+	// executes, after this: the help template, which every command
+	// inherits, is what reaches it.
+	root.SetHelpTemplate(strings.Replace(root.HelpTemplate(), "{{. | trimTrailingWhitespaces}}", "{{wrappedText .}}", 1))
 	tpl := root.UsageTemplate()
 	tpl = strings.ReplaceAll(tpl, ".LocalFlags.FlagUsages | trimTrailingWhitespaces", "wrappedFlagUsages $ .LocalFlags")
 	tpl = strings.ReplaceAll(tpl, ".InheritedFlags.FlagUsages | trimTrailingWhitespaces", "wrappedFlagUsages $ .InheritedFlags")
@@ -87,10 +108,20 @@ func refill(usages string, w int) string {
 			out = append(out, Wrap(rest, w, l[:col], strings.Repeat(" ", col))...)
 			continue
 		}
-		pad := strings.Repeat(" ", indent)
-		out = append(out, Wrap(body, w, pad, pad)...)
+		out = append(out, wrapLine(l, w)...)
 	}
 	return strings.Join(out, "\n")
+}
+
+// wrapLine is l, or when l is wider than w runes, l wrapped at spaces
+// with every line at l's indentation.
+func wrapLine(l string, w int) []string {
+	if utf8.RuneCountInString(l) <= w {
+		return []string{l}
+	}
+	body := strings.TrimLeft(l, " \t")
+	lead := l[:len(l)-len(body)]
+	return Wrap(body, w, lead, lead)
 }
 
 // Wrap breaks s at spaces into lines of at most width runes, the first

@@ -28,3 +28,19 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+func TestWrapLine(t *testing.T) {
+	for _, tc := range []struct {
+		l    string
+		w    int
+		want []string
+	}{
+		{"  fits as it is", 15, []string{"  fits as it is"}},
+		{"  wraps at its indentation", 14, []string{"  wraps at its", "  indentation"}},
+		{"no indentation, two  spaces kept when it fits", 80, []string{"no indentation, two  spaces kept when it fits"}},
+	} {
+		if got := wrapLine(tc.l, tc.w); !cmp.Equal(got, tc.want) {
+			t.Errorf("wrapLine(%q, %d) = %q, want %q", tc.l, tc.w, got, tc.want)
+		}
+	}
+}
