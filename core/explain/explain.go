@@ -56,8 +56,18 @@ type Config struct {
 var ErrNoBucket = errors.New("no such bucket")
 
 // ErrNoVersion is returned when Config.VersionID names no version of the
-// key.
+// key: a *NoVersionError, which names them.
 var ErrNoVersion = errors.New("no such version")
+
+// NoVersionError is ErrNoVersion for one key and version ID.
+type NoVersionError struct{ Bucket, Key, VersionID string }
+
+func (e *NoVersionError) Error() string {
+	return fmt.Sprintf("%s/%s has no version %q", e.Bucket, e.Key, e.VersionID)
+}
+
+// Is makes errors.Is(err, ErrNoVersion) match.
+func (e *NoVersionError) Is(target error) bool { return target == ErrNoVersion }
 
 // Outcome is a rule action's verdict on one target at Config.Now. Its
 // String is the JSON spelling, a stable interface.
@@ -291,7 +301,7 @@ func Explain(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	if cfg.VersionID != "" && len(rep.Versions) == 0 && rep.KeyError == "" {
-		return nil, fmt.Errorf("%w: %s/%s has no version %q", ErrNoVersion, cfg.Bucket.Name, cfg.Key, cfg.VersionID)
+		return nil, &NoVersionError{Bucket: cfg.Bucket.Name, Key: cfg.Key, VersionID: cfg.VersionID}
 	}
 	if cfg.VersionID == "" {
 		ups, err := keyUploads(ctx, cfg)

@@ -202,8 +202,8 @@ func TestExplainKeyAndBucketStates(t *testing.T) {
 	cfg := config(t, st, filer.Bucket{Name: "b"})
 
 	cfg.VersionID = "nope"
-	if _, err := Explain(context.Background(), cfg); !errors.Is(err, ErrNoVersion) {
-		t.Errorf("missing version: %v", err)
+	if _, err := Explain(context.Background(), cfg); !errors.Is(err, ErrNoVersion) || err.Error() != `b/a/k has no version "nope"` {
+		t.Errorf("missing version: %v, want ErrNoVersion naming the key and version", err)
 	}
 	cfg.VersionID = ""
 
