@@ -120,9 +120,10 @@ recovery walk (cold start, rule edit) they cut short saves its position,
 and the next pass continues it there instead of walking from the first
 bucket again. Each shard reports how far its walk got: keys walked this
 pass and buckets done of the walk's (JSON walk_keys, walk_buckets_done,
-walk_buckets; -o wide WALK_KEYS, BUCKETS; summed in the heartbeat's
-walk_keys= and walk_buckets=), whether it saved its position
-(walk_saved), and where a continued walk picked up (walk_resumed_from).
+walk_buckets; -o wide WALK_KEYS, BUCKETS; in the heartbeat, walk_keys=
+and walk_shards_done=, the shards whose walk is done of those that
+walked), whether it saved its position (walk_saved), and where a
+continued walk picked up (walk_resumed_from).
 
 --dry-run --rules BUCKET=FILE.xml (repeatable) previews a candidate
 lifecycle configuration: the pass reads FILE in place of BUCKET's stored

@@ -12,10 +12,10 @@ import (
 // cursor or a walk yet; ambiguous counts the keys left alone for an
 // ambiguous layout, those the pass met and those its shards' lists still
 // hold (docs/design/daily-run.md#ambiguous-keys); walk_keys and
-// walk_buckets sum every shard's walk progress (WalkProgress), 0 and 0/0
-// when no shard walked.
+// walk_shards_done are the shards' walk progress (WalkProgress), 0 and
+// 0/0 when no shard walked.
 //
-//	daily_run: status=ok shards=16 errors=0 duration=7s cursor_lag_max=2h walked_max_age=3m ambiguous=0 walk_keys=0 walk_buckets=0/0
+//	daily_run: status=ok shards=16 errors=0 duration=7s cursor_lag_max=2h walked_max_age=3m ambiguous=0 walk_keys=0 walk_shards_done=0/0
 func (r *Result) Heartbeat() string {
 	lag, walked := "cold", "cold"
 	if d, ok := r.CursorLagMax(); ok {
@@ -24,23 +24,32 @@ func (r *Result) Heartbeat() string {
 	if d, ok := r.WalkedMaxAge(); ok {
 		walked = FormatDuration(d)
 	}
-	keys, done, total := r.WalkProgress()
-	return fmt.Sprintf("daily_run: status=%s shards=%d errors=%d duration=%s cursor_lag_max=%s walked_max_age=%s ambiguous=%d walk_keys=%d walk_buckets=%d/%d",
-		r.Status(), len(r.Shards), r.Errors(), FormatDuration(r.Duration), lag, walked, r.AmbiguousKeys(), keys, done, total)
+	keys, done, walkers := r.WalkProgress()
+	return fmt.Sprintf("daily_run: status=%s shards=%d errors=%d duration=%s cursor_lag_max=%s walked_max_age=%s ambiguous=%d walk_keys=%d walk_shards_done=%d/%d",
+		r.Status(), len(r.Shards), r.Errors(), FormatDuration(r.Duration), lag, walked, r.AmbiguousKeys(), keys, done, walkers)
 }
 
-// WalkProgress sums the shards' walk progress: the keys their walks listed
-// this pass, and of the buckets each walk covers, those done for its
-// shard (a bucket walked for three shards counts three times). done <
-// total after a pass says some shard's walk is unfinished: a recovery
-// walk continues next pass, a steady-state walk starts over.
-func (r *Result) WalkProgress() (keys int64, done, total int) {
+// WalkProgress is the shards' walk progress in one line's terms: the keys
+// their walks listed this pass, the shards that walked (a walk covering at
+// least one bucket) and of those, the ones whose walk is done, every
+// bucket it covers done for the shard. Shards, not the per-shard bucket
+// counts summed: every shard walks every bucket, so 3 buckets over 16
+// shards would read as 48 buckets. done < walked after a pass says some
+// shard's walk is unfinished: a recovery walk continues next pass, a
+// steady-state walk starts over. The buckets are per shard, in JSON and
+// the metrics.
+func (r *Result) WalkProgress() (keys int64, done, walked int) {
 	for _, s := range r.Shards {
 		keys += s.WalkKeys
-		done += s.WalkBucketsDone
-		total += s.WalkBuckets
+		if s.WalkBuckets == 0 {
+			continue
+		}
+		walked++
+		if s.WalkBucketsDone >= s.WalkBuckets {
+			done++
+		}
 	}
-	return keys, done, total
+	return keys, done, walked
 }
 
 // CursorLag is runNow minus the shard's replay cursor; ok is false when the

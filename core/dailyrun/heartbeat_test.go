@@ -35,11 +35,11 @@ func TestHeartbeat(t *testing.T) {
 		{Kind: NoticeAmbiguousLayout, Bucket: "b", Key: "k"},
 		{Kind: NoticeTransitionNotExecuted, Bucket: "b", RuleID: "t"},
 	}}
-	if got, want := r.Heartbeat(), "daily_run: status=ok shards=3 errors=0 duration=7s cursor_lag_max=2h walked_max_age=3m ambiguous=1 walk_keys=42 walk_buckets=5/6"; got != want {
+	if got, want := r.Heartbeat(), "daily_run: status=ok shards=3 errors=0 duration=7s cursor_lag_max=2h walked_max_age=3m ambiguous=1 walk_keys=42 walk_shards_done=1/2"; got != want {
 		t.Errorf("heartbeat\n got %s\nwant %s", got, want)
 	}
 	cold := &Result{RunNow: now, Shards: []ShardResult{{Shard: 0, Status: StatusHalted}, {Shard: 1, Status: StatusCancelled}}}
-	if got, want := cold.Heartbeat(), "daily_run: status=halted shards=2 errors=2 duration=0s cursor_lag_max=cold walked_max_age=cold ambiguous=0 walk_keys=0 walk_buckets=0/0"; got != want {
+	if got, want := cold.Heartbeat(), "daily_run: status=halted shards=2 errors=2 duration=0s cursor_lag_max=cold walked_max_age=cold ambiguous=0 walk_keys=0 walk_shards_done=0/0"; got != want {
 		t.Errorf("heartbeat\n got %s\nwant %s", got, want)
 	}
 	if (&Result{SubscribeErr: errors.New("boom"), Shards: []ShardResult{{Status: StatusOK}}}).Status() != StatusError {

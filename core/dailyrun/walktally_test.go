@@ -81,9 +81,9 @@ func TestWalkProgressOfAWholeWalk(t *testing.T) {
 		buckets  int
 		heartbit string
 	}{
-		{"cold start", cold, WalkRecovery, want, 2, "walk_keys=87 walk_buckets=32/32"},
-		{"steady state", steady, WalkSteadyState, shardKeys(wst), 1, "walk_keys=50 walk_buckets=16/16"},
-		{"no walk", none, "", map[int]int64{}, 0, "walk_keys=0 walk_buckets=0/0"},
+		{"cold start", cold, WalkRecovery, want, 2, "walk_keys=87 walk_shards_done=16/16"},
+		{"steady state", steady, WalkSteadyState, shardKeys(wst), 1, "walk_keys=50 walk_shards_done=16/16"},
+		{"no walk", none, "", map[int]int64{}, 0, "walk_keys=0 walk_shards_done=0/0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.res.Status() != StatusOK {
@@ -141,6 +141,15 @@ func TestWalkProgressAcrossCutPasses(t *testing.T) {
 					t.Fatalf("pass %d: buckets %d/%d after %d done", passes, s.WalkBucketsDone, s.WalkBuckets, prevDone)
 				}
 				prevDone = s.WalkBucketsDone
+				// The one shard's walk is done on the pass that
+				// completes it, not before.
+				hbDone := "walk_shards_done=0/1"
+				if s.WalkBucketsDone == 2 {
+					hbDone = "walk_shards_done=1/1"
+				}
+				if hb := res.Heartbeat(); !strings.HasSuffix(hb, hbDone) {
+					t.Fatalf("pass %d: heartbeat %q, want %s", passes, hb, hbDone)
+				}
 				wantFrom := (*WalkPoint)(nil)
 				if found && !saved.Complete {
 					wantFrom = resumePoint(order, saved.Buckets)
