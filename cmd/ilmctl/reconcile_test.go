@@ -122,7 +122,8 @@ func TestReconcileWithoutTier(t *testing.T) {
 				return reconcileArgs("get", writeTiers(t, "WARM", "http://127.0.0.1:1", "tier", "RC_NOPE", "RC_SK"), dirs, "-o", "json")
 			}},
 		{name: "not transitioned", md: map[string]string{"x-rustfs-internal-other": "x"}, code: cmdutil.ExitFailure, stderr: "not transitioned"},
-		{name: "version not found", md: legacyMeta("WARM", nil), code: cmdutil.ExitFailure, stderr: "not found",
+		{name: "version not found", md: legacyMeta("WARM", nil), code: cmdutil.ExitFailure,
+			stderr: "ilmctl: " + rcBucket + "/" + rcObject + ` has no version "v9" in any set; check --version-id and --filer` + "\n",
 			args: func(dirs []string) []string {
 				a := reconcileArgs("get", closed, dirs, "-o", "json")
 				a[7] = "v9"

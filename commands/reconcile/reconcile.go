@@ -254,7 +254,9 @@ func failure(err error) error {
 	switch {
 	case errors.Is(err, core.ErrPlan):
 		return &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err}
-	case errors.Is(err, core.ErrVersionNotFound), errors.Is(err, core.ErrNotTransitioned):
+	case errors.Is(err, core.ErrVersionNotFound):
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("%w; check --version-id and --filer", err)}
+	case errors.Is(err, core.ErrNotTransitioned):
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err}
 	}
 	return err

@@ -55,7 +55,7 @@ func gather(ctx context.Context, in Input) (*gathered, *Report, error) {
 	}
 	switch {
 	case len(present) == 0:
-		return nil, nil, ErrVersionNotFound
+		return nil, nil, &VersionNotFoundError{Selector: in.Selector}
 	case len(absent) > 0:
 		return finish(Corrupt, "the version is in set(s) %s but not in %s: its copies disagree", strings.Join(present, ", "), strings.Join(absent, ", "))
 	}

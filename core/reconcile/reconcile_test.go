@@ -140,15 +140,15 @@ func TestGet(t *testing.T) {
 			outcome: Corrupt,
 			reason:  "identity",
 		},
-		{name: "no set holds it", sets: []*memSet{{name: "s0"}}, prober: &fakeProber{}, err: ErrVersionNotFound},
+		{name: "no set holds it", sets: []*memSet{{name: "s0"}}, prober: &fakeProber{}, err: ErrVersionNotFound, reason: `photos/2024/a.jpg has no version "v1" in any set`},
 		{name: "not transitioned", sets: []*memSet{{name: "s0", copy: &Copy{VersionID: "v1", Internal: map[string]string{}}}}, prober: &fakeProber{}, err: ErrNotTransitioned},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rep, err := Get(context.Background(), input(tt.prober, tt.sets...))
 			if tt.err != nil {
-				if !errors.Is(err, tt.err) {
-					t.Fatalf("err %v, want %v", err, tt.err)
+				if !errors.Is(err, tt.err) || !strings.Contains(err.Error(), tt.reason) {
+					t.Fatalf("err %v, want %v saying %q", err, tt.err, tt.reason)
 				}
 				return
 			}

@@ -6,7 +6,10 @@
 // and the tier's credentials are injected.
 package reconcile
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // State is RustFS's TransitionVersionState as persisted under
 // transitioned-version-state: how the remote version id is to be read.
@@ -43,7 +46,8 @@ func (o Outcome) String() string { return string(o) }
 // Errors that are not outcomes: the selector names nothing reconcile can
 // work on. Commands report them as failures, never as an outcome.
 var (
-	// ErrVersionNotFound: no set holds the selected version.
+	// ErrVersionNotFound: no set holds the selected version; Get and
+	// Post return it as a *VersionNotFoundError, which names it.
 	ErrVersionNotFound = errors.New("version not found in any set")
 	// ErrNotTransitioned: the version has no transition-status; it is not
 	// a transitioned object and has no state to reconcile.
@@ -52,3 +56,13 @@ var (
 	// another selector or other sets). Nothing was read or written.
 	ErrPlan = errors.New("plan rejected")
 )
+
+// VersionNotFoundError is ErrVersionNotFound for one selector.
+type VersionNotFoundError struct{ Selector Selector }
+
+func (e *VersionNotFoundError) Error() string {
+	return fmt.Sprintf("%s/%s has no version %q in any set", e.Selector.Bucket, e.Selector.Object, e.Selector.VersionID)
+}
+
+// Is makes errors.Is(err, ErrVersionNotFound) match.
+func (e *VersionNotFoundError) Is(target error) bool { return target == ErrVersionNotFound }
