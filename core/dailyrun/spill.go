@@ -423,3 +423,44 @@ func (t *keyTable) sorted(fn func(h [2]uint64, v int64) error) error {
 		}
 	}
 }
+
+// addRun adds entries, 24 bytes each (entrySize) in strictly increasing
+// hash order, as one run of its own, without passing them through
+// memory. Entries out of order are an error and add nothing: a run's
+// lookups search it by hash.
+func (t *keyTable) addRun(entries []byte) error {
+	n := len(entries) / entrySize
+	if n == 0 {
+		return nil
+	}
+	if len(entries)%entrySize != 0 {
+		return errors.New("spill: entries cut short")
+	}
+	for i := 1; i < n; i++ {
+		if cmpHash(entryHash(entries[(i-1)*entrySize:]), entryHash(entries[i*entrySize:])) >= 0 {
+			return fmt.Errorf("spill: entry %d out of order", i)
+		}
+	}
+	w, err := t.newRun(n)
+	if err != nil {
+		return err
+	}
+	for e := entries; len(e) > 0; e = e[entrySize:] {
+		if err := w.add(keyEntry{entryHash(e), int64(binary.BigEndian.Uint64(e[16:]))}); err != nil {
+			t.sp.release(w.run.f)
+			return err
+		}
+	}
+	run, err := w.finish()
+	if err != nil {
+		t.sp.release(w.run.f)
+		return err
+	}
+	// The level a run of n entries would reach by merging: later spills
+	// of memory merge among themselves before they merge into it.
+	for size := t.memMax; size < n; size *= mergeFanIn {
+		run.level++
+	}
+	t.runs = append(t.runs, run)
+	return nil
+}

@@ -1,9 +1,11 @@
 package dailyrun
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -202,8 +204,9 @@ func BenchmarkKeySetSpill(b *testing.B) {
 
 // A stable keyDues lists every key once, in hash order, with its earliest
 // time, whether its entries are in memory, spilled or both, and answers
-// the same afterwards; a new table fed that list answers the same too (a
-// keys file round trip, walkkeys.go).
+// the same afterwards; a new table fed that list, one entry at a time or
+// as one run (a keys file round trip, walkkeys.go), answers the same too,
+// and a list out of order is refused whole.
 func TestStableKeyDuesSorted(t *testing.T) {
 	for _, tc := range []struct{ memMax, n int }{{1, 40}, {16, 1000}, {5000, 1000}} {
 		t.Run(fmt.Sprint(tc.memMax), func(t *testing.T) {
@@ -215,8 +218,9 @@ func TestStableKeyDuesSorted(t *testing.T) {
 				dues.note(k, int64(i)+10)
 				dues.note(k, int64(i)+1)
 			}
-			again := newStableKeyDues(sp, tc.memMax)
+			again, asRun := newStableKeyDues(sp, tc.memMax), newStableKeyDues(sp, tc.memMax)
 			var prev [2]uint64
+			var list []byte
 			n := 0
 			err := dues.t.sorted(func(h [2]uint64, v int64) error {
 				if n > 0 && cmpHash(prev, h) >= 0 {
@@ -224,14 +228,28 @@ func TestStableKeyDuesSorted(t *testing.T) {
 				}
 				prev, n = h, n+1
 				again.noteHash(h, v)
+				var e [entrySize]byte
+				binary.BigEndian.PutUint64(e[:8], h[0])
+				binary.BigEndian.PutUint64(e[8:16], h[1])
+				binary.BigEndian.PutUint64(e[16:], uint64(v))
+				list = append(list, e[:]...)
 				return nil
 			})
 			if err != nil || n != tc.n {
 				t.Fatalf("sorted: %d entries, %v; want %d", n, err, tc.n)
 			}
+			if err := asRun.t.addRun(list); err != nil {
+				t.Fatal(err)
+			}
+			swapped := slices.Clone(list)
+			copy(swapped[:entrySize], list[entrySize:2*entrySize])
+			copy(swapped[entrySize:2*entrySize], list[:entrySize])
+			if refused := newStableKeyDues(sp, tc.memMax); refused.t.addRun(swapped) == nil || len(refused.t.runs) != 0 {
+				t.Fatal("addRun took entries out of order")
+			}
 			for i := range tc.n {
 				k := fmt.Sprintf("b\x00k-%05d", i)
-				for _, d := range []*keyDues{dues, again} {
+				for _, d := range []*keyDues{dues, again, asRun} {
 					if got, ok, err := d.get(k); got != int64(i)+1 || !ok || err != nil {
 						t.Fatalf("get(%q) = %d, %v, %v; want %d", k, got, ok, err, i+1)
 					}

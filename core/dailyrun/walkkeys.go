@@ -118,14 +118,17 @@ func (p *pass) loadWalkKeys(ctx context.Context, s *shardRun) {
 	}
 }
 
-// takeLoadedKeys moves the loaded entries into the shard's table.
+// takeLoadedKeys moves the loaded entries into the shard's table. Entries
+// the table cannot take (out of order, a spill file that cannot be
+// written) drop the earlier attempts too: a range without its pending
+// keys would settle keys that are not.
 func (s *shardRun) takeLoadedKeys() {
 	w := s.walkPos
 	if w == nil || s.coldKeys == nil {
 		return
 	}
-	for e := w.loadedKeys; len(e) >= entrySize; e = e[entrySize:] {
-		s.coldKeys.noteHash(entryHash(e), int64(binary.BigEndian.Uint64(e[16:])))
+	if err := s.coldKeys.t.addRun(w.loadedKeys); err != nil {
+		w.attempts = nil
 	}
 	w.loadedKeys = nil
 }

@@ -1,6 +1,7 @@
 package dailyrun
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -481,8 +482,8 @@ func TestDryRunWritesNoWalkPosition(t *testing.T) {
 // looked up (at most replayWindow+1: lookups start that far ahead); the
 // others are marked pending unread. It still looks up and decides a key whose
 // match came due since its pass walked it (a/ajdue), and one written since
-// (a/ak@v9). Without the keys file every key is looked up, and the pass
-// ends the same. One shard, so the cut passes and the order of its events
+// (a/ak@v9). Without the keys file, or with its entries out of order,
+// every key is looked up, and the pass ends the same. One shard, so the cut passes and the order of its events
 // are the same in both runs.
 func TestResumedColdWalkSkipsWhatEarlierPassesSettled(t *testing.T) {
 	now := ts("2026-11-30T12:00:00Z")
@@ -504,7 +505,9 @@ func TestResumedColdWalkSkipsWhatEarlierPassesSettled(t *testing.T) {
 		remaining []string
 		replayed  []string
 	}
-	run := func(t *testing.T, dropKeys bool) outcome {
+	// file: "keep" the keys file, "drop" it, or "scramble" its entries
+	// (two swapped: out of hash order, so not used).
+	run := func(t *testing.T, file string) outcome {
 		st, snap := resumeFixture()
 		for _, k := range quiet {
 			st.put("a", k, "v1", now.Add(-time.Hour), 1)
@@ -531,8 +534,17 @@ func TestResumedColdWalkSkipsWhatEarlierPassesSettled(t *testing.T) {
 		if _, ok := st.files[WalkKeysPath(shard)]; !ok {
 			t.Fatal("the cut passes saved no keys file")
 		}
-		if dropKeys {
+		switch data := st.files[WalkKeysPath(shard)]; file {
+		case "drop":
 			delete(st.files, WalkKeysPath(shard))
+		case "scramble":
+			body := bytes.IndexByte(data, '\n') + 1
+			if len(data)-body < 2*entrySize {
+				t.Fatalf("keys file holds %d bytes of entries", len(data)-body)
+			}
+			first := slices.Clone(data[body : body+entrySize])
+			copy(data[body:], data[body+entrySize:body+2*entrySize])
+			copy(data[body+entrySize:], first)
 		}
 		st.lookedUp = nil
 		res, _ := cutPass(t, st, snap, later, cut{}, mod)
@@ -553,8 +565,8 @@ func TestResumedColdWalkSkipsWhatEarlierPassesSettled(t *testing.T) {
 		}
 		return outcome{quietLooked, sortStrings(st.remaining()), sortStrings(replayed)}
 	}
-	kept, dropped := run(t, false), run(t, true)
-	for _, o := range []outcome{kept, dropped} {
+	kept, dropped, scrambled := run(t, "keep"), run(t, "drop"), run(t, "scramble")
+	for _, o := range []outcome{kept, dropped, scrambled} {
 		for _, want := range []string{"a/ajdue@v1", "a/" + written + "@v9"} {
 			if !contains(o.replayed, want) {
 				t.Errorf("replay did not delete %s: it deleted %v", want, o.replayed)
@@ -565,9 +577,12 @@ func TestResumedColdWalkSkipsWhatEarlierPassesSettled(t *testing.T) {
 		t.Errorf("the keys file changed the pass: remaining\n%s\nreplayed\n%s",
 			cmp.Diff(dropped.remaining, kept.remaining), cmp.Diff(dropped.replayed, kept.replayed))
 	}
-	if len(kept.lookedUp) > replayWindow+1 || len(dropped.lookedUp) != len(quiet) {
-		t.Errorf("quiet keys looked up: %d with the keys file (want at most %d), %d without (want all %d)",
-			len(kept.lookedUp), replayWindow+1, len(dropped.lookedUp), len(quiet))
+	if len(kept.lookedUp) > replayWindow+1 || len(dropped.lookedUp) != len(quiet) || len(scrambled.lookedUp) != len(quiet) {
+		t.Errorf("quiet keys looked up: %d with the keys file (want at most %d), %d without, %d with it scrambled (want all %d)",
+			len(kept.lookedUp), replayWindow+1, len(dropped.lookedUp), len(scrambled.lookedUp), len(quiet))
+	}
+	if !cmp.Equal(scrambled.remaining, dropped.remaining) || !cmp.Equal(scrambled.replayed, dropped.replayed) {
+		t.Errorf("a scrambled keys file changed the pass")
 	}
 }
 
