@@ -23,13 +23,16 @@ import (
 // missing, stale or unreadable, all mean the key is looked up, as it was
 // before these files existed.
 
-// walkKeysVersion is the format of the file at WalkKeysPath.
+// walkKeysVersion is the format of the file at WalkKeysPath, its hash
+// (stableKeyHash) included: a file from a release that hashed otherwise
+// must not be read, or its pending keys would not be found.
 const walkKeysVersion = 1
 
-// walkKeysMax bounds the keys one shard's file holds (24 bytes each):
-// past it the attempt saves nothing and the completing pass looks those
-// keys up.
-const walkKeysMax = 1 << 20
+// walkKeysMax bounds the keys one shard's file holds (24 bytes each, 6
+// MiB in all): past it the attempt saves nothing and the completing pass
+// looks those keys up. A state file is one filer entry, its content
+// inline, and every save of it is one meta-log event carrying it.
+const walkKeysMax = 1 << 18
 
 // lookUpAlways is the value of a key whose walk dispatch did not end DONE
 // (a version another of its deletes changed, so a rule the walk did not
