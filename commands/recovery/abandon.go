@@ -1,8 +1,6 @@
 package recovery
 
 import (
-	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -85,25 +83,21 @@ them whole.`,
 	cmd.Flags().BoolVar(&ack, "acknowledge-remote-cleanup-abandoned", false, "acknowledge that the remote object may leak and is never cleaned up by this (needs --confirm too)")
 	output := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		format, err := output()
-		if err != nil {
+		var r *core.Receipt
+		e, err := c.begin(cmd, output, func() (err error) {
+			switch {
+			case len(exportID) != 64 || !envelope.IsSHA256Hex(strings.ToLower(exportID)):
+				return cmdutil.Usage("--export-id %q: give the full 64-digit export ID 'recovery export' printed", exportID)
+			case !envelope.IsSHA256Hex(strings.ToLower(exportSHA)):
+				return cmdutil.Usage("--export-sha256 %q: give the 64-digit export_sha256 'recovery export' printed", exportSHA)
+			case reason != string(core.ReasonLegacyRemoteCleanupAbandoned):
+				return cmdutil.Usage("--reason %q: the only accepted reason is %s", reason, core.ReasonLegacyRemoteCleanupAbandoned)
+			case confirm != ack:
+				return cmdutil.Usage("executing abandon needs both --confirm and --acknowledge-remote-cleanup-abandoned; give neither for a dry run")
+			}
+			r, err = readReceipt(receipt)
 			return err
-		}
-		switch {
-		case len(exportID) != 64 || !envelope.IsSHA256Hex(strings.ToLower(exportID)):
-			return cmdutil.Usage("--export-id %q: give the full 64-digit export ID 'recovery export' printed", exportID)
-		case !envelope.IsSHA256Hex(strings.ToLower(exportSHA)):
-			return cmdutil.Usage("--export-sha256 %q: give the 64-digit export_sha256 'recovery export' printed", exportSHA)
-		case reason != string(core.ReasonLegacyRemoteCleanupAbandoned):
-			return cmdutil.Usage("--reason %q: the only accepted reason is %s", reason, core.ReasonLegacyRemoteCleanupAbandoned)
-		case confirm != ack:
-			return cmdutil.Usage("executing abandon needs both --confirm and --acknowledge-remote-cleanup-abandoned; give neither for a dry run")
-		}
-		r, err := readReceipt(receipt)
-		if err != nil {
-			return err
-		}
-		e, err := c.open(cmd)
+		})
 		if err != nil {
 			return err
 		}
@@ -129,7 +123,7 @@ them whole.`,
 		}
 		e.audit(line)
 		if res != nil && len(res.Steps) > 0 {
-			if rerr := renderAbandon(e.out, format, res, err, cmdutil.Width(e.out)); rerr != nil {
+			if rerr := render.RecoveryAbandon(e.out, e.format, res, err, e.width); rerr != nil {
 				return rerr
 			}
 		}
@@ -139,54 +133,4 @@ them whole.`,
 		return c.finish(e)
 	}
 	return cmd
-}
-
-// renderAbandon prints each step. The table fits width: ETags and the IDs
-// in a result by their first 12 digits, results wrapped; -o wide prints
-// them whole.
-func renderAbandon(w io.Writer, f render.Format, res *core.AbandonResult, runErr error, width int) error {
-	var state string
-	var confirmed, total int
-	if d := res.Disposition; d != nil {
-		state, confirmed, total = string(d.State), len(d.ConfirmedAbsent), len(d.Manifest)
-	}
-	if f == render.FormatJSON {
-		out := map[string]any{"dry_run": res.DryRun, "steps": res.Steps, "state": state, "confirmed_absent": confirmed, "manifest_copies": total}
-		if res.Disposition != nil {
-			out["disposition_id"] = res.Disposition.DispositionID
-		}
-		if runErr != nil {
-			out["error"] = runErr.Error()
-		}
-		return render.JSON(w, out)
-	}
-	wide := f == render.FormatWide
-	short := func(s string) string {
-		if wide {
-			return s
-		}
-		return render.ShortHex(s)
-	}
-	var rows [][]string
-	for _, s := range res.Steps {
-		rows = append(rows, []string{s.Step, dash(s.Pool), dash(short(s.ETag)), short(s.Result)})
-	}
-	title := "Abandon"
-	if res.DryRun {
-		title = "Abandon (dry run: nothing written)"
-	}
-	header := []string{"STEP", "POOL", "ETAG", "RESULT"}
-	if wide {
-		if err := render.Table(w, title, header, rows); err != nil {
-			return err
-		}
-	} else if err := render.WrapLast(w, title, header, rows, width); err != nil {
-		return err
-	}
-	if res.Disposition != nil && !res.DryRun {
-		// Whole: the disposition ID is what a later look-up takes.
-		_, err := fmt.Fprintf(w, "\ndisposition %s:\n  %s, %d of %d copies confirmed absent\n", res.Disposition.DispositionID, state, confirmed, total)
-		return err
-	}
-	return nil
 }

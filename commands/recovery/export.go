@@ -84,20 +84,18 @@ takes.`,
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing --out file")
 	output := cmdutil.AddOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		format, err := output()
-		if err != nil {
-			return err
-		}
-		r, err := readReceipt(receipt)
-		if err != nil {
-			return err
-		}
-		if out != "" && !force {
-			if _, err := os.Lstat(out); err == nil {
-				return cmdutil.Usage("--out %s exists: choose another file or pass --force to replace it", out)
+		var r *core.Receipt
+		e, err := c.begin(cmd, output, func() (err error) {
+			if r, err = readReceipt(receipt); err != nil {
+				return err
 			}
-		}
-		e, err := c.open(cmd)
+			if out != "" && !force {
+				if _, err := os.Lstat(out); err == nil {
+					return cmdutil.Usage("--out %s exists: choose another file or pass --force to replace it", out)
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			return err
 		}
@@ -119,7 +117,7 @@ takes.`,
 				return err
 			}
 		}
-		if err := renderExport(e.out, format, res, out, cmdutil.Width(e.out)); err != nil {
+		if err := render.RecoveryExport(e.out, e.format, res, out, e.width); err != nil {
 			return err
 		}
 		return c.finish(e)
@@ -152,10 +150,12 @@ nothing.`,
 	cmd.Flags().StringVar(&out, "out", "", "write the export envelope to this file (mode 0600), or - for standard output (required)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing --out file")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if out == "" {
-			return cmdutil.Usage("--out is required: a file (written with mode 0600) or - for standard output")
-		}
-		e, err := c.open(cmd)
+		e, err := c.begin(cmd, nil, func() error {
+			if out == "" {
+				return cmdutil.Usage("--out is required: a file (written with mode 0600) or - for standard output")
+			}
+			return nil
+		})
 		if err != nil {
 			return err
 		}
@@ -179,26 +179,6 @@ nothing.`,
 		return c.finish(e)
 	}
 	return cmd
-}
-
-func renderExport(w io.Writer, f render.Format, res *core.ExportResult, out string, width int) error {
-	x := res.Export
-	if f == render.FormatJSON {
-		return render.JSON(w, map[string]any{
-			"export_id": x.ExportID, "export_sha256": res.SHA256, "key": res.Key, "created": res.Created, "bytes": len(res.Bytes),
-			"control_id": x.ControlID, "content_sha256": x.ContentSHA256, "copy_set_sha256": x.CopySetSHA256, "copies": x.Copies, "out": out,
-		})
-	}
-	state := "created"
-	if !res.Created {
-		state = "already existed (identical; reused)"
-	}
-	rows := [][]string{{"export_id", x.ExportID}, {"export_sha256", res.SHA256}, {"key", res.Key}, {"state", state},
-		{"bytes", strconv.Itoa(len(res.Bytes))}, {"control", x.ControlID}, {"copies", strconv.Itoa(len(x.Copies))}}
-	if out != "" {
-		rows = append(rows, []string{"written_to", out + " (mode 0600)"})
-	}
-	return render.Fields(w, "Export", [2]string{"FIELD", "VALUE"}, rows, width)
 }
 
 // exitFor maps an incomplete discovery to exit 3; everything else is 1.

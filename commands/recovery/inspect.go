@@ -5,10 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -89,7 +87,7 @@ least 8 digits.`,
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing --receipt-out file")
 	output := cmdutil.AddOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		format, e, err := c.begin(cmd, output)
+		e, err := c.begin(cmd, output, nil)
 		if err != nil {
 			return err
 		}
@@ -109,62 +107,10 @@ least 8 digits.`,
 		}
 		e.audit(auditLine{Action: "inspect", Protocol: string(in.Control.Protocol), ControlID: in.Control.ID,
 			SourceGeneration: sourceGeneration(in.Control), ControlGeneration: strconv.FormatUint(in.Control.Revision, 10), Outcome: "ok"})
-		if err := renderInspect(e.out, format, in, receiptOut, now(), cmdutil.Width(e.out)); err != nil {
+		if err := render.RecoveryInspect(e.out, e.format, in, receiptOut, now(), e.width); err != nil {
 			return err
 		}
 		return c.finish(e)
 	}
 	return cmd
-}
-
-// renderInspect prints one control and its record in full, values
-// wrapped to width (render.Fields).
-func renderInspect(w io.Writer, f render.Format, in *core.Inspection, receiptOut string, at time.Time, width int) error {
-	ctl := in.Control
-	age := int64(at.Sub(time.Unix(0, ctl.FirstSeenAtUnixNanos)) / time.Second)
-	if f == render.FormatJSON {
-		out := map[string]any{
-			"control": rowOf(ctl, in.ControlETag, at), "inspection": in, "age_seconds": age,
-		}
-		if in.Receipt != nil {
-			out["receipt"] = map[string]any{"file": receiptOut, "expires_at": in.Receipt.ExpiresAt, "receipt_sha256": in.Receipt.ReceiptSHA256}
-		}
-		return render.JSON(w, out)
-	}
-	rows := [][]string{
-		{"control", ctl.ID}, {"protocol", string(ctl.Protocol)}, {"source", ctl.SourcePath},
-		{"classification", string(ctl.Classification)}, {"record_classification", dash(string(in.JournalClassification))},
-		{"quarantine_reason", dash(in.QuarantineReason)}, {"schema", dash(in.SourceSchema)}, {"state", dash(in.SourceState)},
-		{"age", render.Duration(time.Duration(age)*time.Second) + " (since first seen " + time.Unix(0, ctl.FirstSeenAtUnixNanos).UTC().Format(time.RFC3339) + ")"},
-		{"attempts", fmt.Sprintf("%d (consecutive failures %d)", ctl.AttemptCount, ctl.ConsecutiveFailureCount)},
-		{"content_sha256", dash(in.ContentSHA256)}, {"copy_set_sha256", dash(in.CopySetSHA256)},
-	}
-	for _, cp := range in.Copies {
-		rows = append(rows, []string{"copy", fmt.Sprintf("%s etag=%s sha256=%s size=%d", cp.Pool, cp.ETag, cp.SHA256[:16], cp.Size)})
-	}
-	for _, u := range in.Unreadable {
-		rows = append(rows, []string{"unreadable", u})
-	}
-	dec := "none"
-	if in.Decommission.Covered() {
-		dec = strings.Join(append(append([]string{}, in.Decommission.Active...), in.Decommission.Unknown...), "; ")
-	}
-	rows = append(rows, []string{"decommission", dec}, []string{"action_class", string(in.ActionClass)})
-	ready := "yes"
-	if !in.Ready {
-		ready = "no: " + strings.Join(in.NotReady, "; ")
-	}
-	rows = append(rows, []string{"ready", ready})
-	if in.ActionClass == core.ClassLegacyDisposition {
-		// What 'recovery abandon' would say now (the same decision).
-		abandon := "yes"
-		if in.AbandonRefusal != "" {
-			abandon = "no: " + in.AbandonRefusal
-		}
-		rows = append(rows, []string{"abandon", abandon})
-	}
-	if in.Receipt != nil && receiptOut != "" {
-		rows = append(rows, []string{"receipt", receiptOut + " (expires " + in.Receipt.ExpiresAt.Format(time.RFC3339) + ")"})
-	}
-	return render.Fields(w, "Record", [2]string{"FIELD", "VALUE"}, rows, width)
 }

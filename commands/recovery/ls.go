@@ -3,10 +3,7 @@ package recovery
 import (
 	"errors"
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,39 +11,6 @@ import (
 	core "github.com/ilmctl/ilmctl/core/recovery"
 	"github.com/ilmctl/ilmctl/render"
 )
-
-// controlRow is one control as `ls -o json` prints it.
-type controlRow struct {
-	ControlID               string              `json:"control_id"`
-	Protocol                core.Protocol       `json:"protocol"`
-	SourcePath              string              `json:"source_path"`
-	SourceSchema            string              `json:"source_schema"`
-	SourceState             string              `json:"source_state"`
-	Classification          core.Classification `json:"classification"`
-	FirstSeenAt             string              `json:"first_seen_at"`
-	AgeSeconds              int64               `json:"age_seconds"`
-	Revision                uint64              `json:"revision"`
-	AttemptCount            uint64              `json:"attempt_count"`
-	ConsecutiveFailureCount uint64              `json:"consecutive_failure_count"`
-	NextAttemptAt           string              `json:"next_attempt_at,omitempty"`
-	LastErrorCode           core.ErrorCode      `json:"last_error_code"`
-	Copies                  int                 `json:"copies"`
-	ETag                    string              `json:"etag"`
-}
-
-func rowOf(c *core.Control, etag string, at time.Time) controlRow {
-	r := controlRow{
-		ControlID: c.ID, Protocol: c.Protocol, SourcePath: c.SourcePath, SourceSchema: c.Observed.SourceSchema,
-		SourceState: c.Observed.SourceState, Classification: c.Classification,
-		FirstSeenAt: time.Unix(0, c.FirstSeenAtUnixNanos).UTC().Format(time.RFC3339), AgeSeconds: int64(at.Sub(time.Unix(0, c.FirstSeenAtUnixNanos)) / time.Second),
-		Revision: c.Revision, AttemptCount: c.AttemptCount, ConsecutiveFailureCount: c.ConsecutiveFailureCount,
-		LastErrorCode: c.LastErrorCode, Copies: len(c.Observed.Copies), ETag: etag,
-	}
-	if c.NextAttemptAtUnixNanos != 0 {
-		r.NextAttemptAt = time.Unix(0, c.NextAttemptAtUnixNanos).UTC().Format(time.RFC3339)
-	}
-	return r
-}
 
 func joinEnum[T ~string](xs []T) string {
 	s := make([]string, len(xs))
@@ -92,25 +56,23 @@ the last error, with full IDs and paths.`,
 	cmd.Flags().StringVar(&marker, "marker", "", "continue after this marker (printed at the end of the previous page)")
 	output := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		format, err := output()
-		if err != nil {
-			return err
-		}
 		var f core.ListFilter
-		if protocol != "" {
-			if f.Protocol, err = core.ParseProtocol(protocol); err != nil {
-				return cmdutil.Usage("--protocol %q: use one of %s", protocol, joinEnum(core.Protocols))
+		e, err := c.begin(cmd, output, func() (err error) {
+			if protocol != "" {
+				if f.Protocol, err = core.ParseProtocol(protocol); err != nil {
+					return cmdutil.Usage("--protocol %q: use one of %s", protocol, joinEnum(core.Protocols))
+				}
 			}
-		}
-		if class != "" {
-			if f.Classification, err = core.ParseClassification(class); err != nil {
-				return cmdutil.Usage("--classification %q: use one of %s", class, joinEnum(core.Classifications))
+			if class != "" {
+				if f.Classification, err = core.ParseClassification(class); err != nil {
+					return cmdutil.Usage("--classification %q: use one of %s", class, joinEnum(core.Classifications))
+				}
 			}
-		}
-		if limit < 1 || limit > core.MaxListLimit {
-			return cmdutil.Usage("--limit %d: use 1..%d", limit, core.MaxListLimit)
-		}
-		e, err := c.open(cmd)
+			if limit < 1 || limit > core.MaxListLimit {
+				return cmdutil.Usage("--limit %d: use 1..%d", limit, core.MaxListLimit)
+			}
+			return nil
+		})
 		if err != nil {
 			return err
 		}
@@ -121,14 +83,9 @@ the last error, with full IDs and paths.`,
 		if err != nil {
 			return err
 		}
-		at := now()
-		rows := make([]controlRow, 0, len(page.Controls))
-		for _, ctl := range page.Controls {
-			rows = append(rows, rowOf(ctl, page.ETags[ctl.ID], at))
-		}
 		poolErrs := core.PoolListingErrors(ctxOf(cmd), e.pools)
 		incomplete := len(page.BadKeys) > 0 || len(poolErrs) > 0
-		if err := renderLs(e.out, format, rows, page, poolErrs, incomplete, at, cmdutil.Width(e.out)); err != nil {
+		if err := render.RecoveryLs(e.out, e.format, page, poolErrs, incomplete, now(), e.width); err != nil {
 			return err
 		}
 		if err := c.finish(e); err != nil {
@@ -141,79 +98,4 @@ the last error, with full IDs and paths.`,
 		return nil
 	}
 	return cmd
-}
-
-func renderLs(w io.Writer, f render.Format, rows []controlRow, page *core.ListPage, poolErrs []string, incomplete bool, at time.Time, width int) error {
-	if f == render.FormatJSON {
-		bad := page.BadKeys
-		if bad == nil {
-			bad = []string{}
-		}
-		if poolErrs == nil {
-			poolErrs = []string{}
-		}
-		return render.JSON(w, map[string]any{"controls": rows, "next_marker": page.NextMarker, "incomplete": incomplete,
-			"corrupt_controls": bad, "pool_errors": poolErrs})
-	}
-	wide := f == render.FormatWide
-	ids := make([]string, len(rows))
-	for i, r := range rows {
-		ids[i] = r.ControlID
-	}
-	short := render.Abbrev(ids, render.ShortIDLen)
-	var paths []string
-	for _, r := range rows {
-		paths = append(paths, r.SourcePath)
-	}
-	shortPath := render.ShortPaths(paths)
-	header := []string{"CONTROL", "CLASSIFICATION", "AGE", "RETRY IN", "SOURCE"}
-	if wide {
-		header = []string{"CONTROL", "PROTOCOL", "CLASSIFICATION", "AGE", "ATTEMPTS", "FAILURES", "NEXT ATTEMPT", "LAST ERROR", "SOURCE"}
-	}
-	var tr [][]string
-	for _, r := range rows {
-		age := render.Duration(time.Duration(r.AgeSeconds) * time.Second)
-		if wide {
-			tr = append(tr, []string{r.ControlID, string(r.Protocol), string(r.Classification), age,
-				strconv.FormatUint(r.AttemptCount, 10), strconv.FormatUint(r.ConsecutiveFailureCount, 10),
-				r.NextAttemptAt, string(r.LastErrorCode), r.SourcePath})
-			continue
-		}
-		tr = append(tr, []string{short[r.ControlID], string(r.Classification), age, retryIn(r.NextAttemptAt, at), shortPath(r.SourcePath)})
-	}
-	if !wide {
-		tr = render.FitRowsWith(render.ShortenPath, header, tr, width, 4)
-	}
-	title := "Controls"
-	if incomplete {
-		title = "Controls (incomplete: unreadable controls or pools)"
-	}
-	if err := render.Table(w, title, header, tr); err != nil {
-		return err
-	}
-	if page.NextMarker != "" {
-		if _, err := fmt.Fprintf(w, "\nmore controls: --marker %s\n", page.NextMarker); err != nil {
-			return err
-		}
-	}
-	for _, pe := range poolErrs {
-		if _, err := fmt.Fprintf(w, "pool %s\n", pe); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// retryIn is how long until a control's next attempt (RFC3339) as a table
-// prints it: "-" when none is scheduled, "due" when it is not in the
-// future.
-func retryIn(next string, at time.Time) string {
-	t, err := time.Parse(time.RFC3339, next)
-	switch {
-	case next == "" || err != nil:
-		return "-"
-	case !t.After(at):
-		return "due"
-	}
-	return render.Duration(t.Sub(at))
 }

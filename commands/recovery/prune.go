@@ -2,7 +2,6 @@ package recovery
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +76,7 @@ wrapped; -o wide adds the EXPORTS and KEPT RECEIPTS counts, with full IDs.`,
 	cmd.Flags().Var(&floor, "older-than", "retention floor: keep a control finished less than this long ago\n(days as 90d, or a Go duration as 36h; 0 = no floor)")
 	output := cmdutil.AddOutputFlag(cmd, render.FormatTable, render.FormatWide, render.FormatJSON)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		format, e, err := c.begin(cmd, output)
+		e, err := c.begin(cmd, output, nil)
 		if err != nil {
 			return err
 		}
@@ -94,7 +93,7 @@ wrapped; -o wide adds the EXPORTS and KEPT RECEIPTS counts, with full IDs.`,
 				e.audit(auditLine{Action: "prune", Outcome: outcomeOf(err)})
 			}
 		}
-		if rerr := renderPrune(e.out, format, res, err, cmdutil.Width(e.out)); rerr != nil {
+		if rerr := render.RecoveryPrune(e.out, e.format, res, err, e.width); rerr != nil {
 			return rerr
 		}
 		if err != nil {
@@ -103,46 +102,6 @@ wrapped; -o wide adds the EXPORTS and KEPT RECEIPTS counts, with full IDs.`,
 		return c.finish(e)
 	}
 	return cmd
-}
-
-// renderPrune prints what prune did or would do to each control. The
-// table fits width: short control IDs, reasons wrapped; -o wide adds the
-// export and kept-receipt counts, with full IDs.
-func renderPrune(w io.Writer, f render.Format, res *core.PruneResult, runErr error, width int) error {
-	if f == render.FormatJSON {
-		out := map[string]any{"dry_run": res.DryRun, "older_than_seconds": int64(res.MinAge / time.Second), "items": res.Items}
-		if runErr != nil {
-			out["error"] = runErr.Error()
-		}
-		return render.JSON(w, out)
-	}
-	ids := make([]string, len(res.Items))
-	for i, it := range res.Items {
-		ids[i] = it.ControlID
-	}
-	short := render.Abbrev(ids, render.ShortIDLen)
-	wide := f == render.FormatWide
-	var rows [][]string
-	for _, it := range res.Items {
-		if wide {
-			rows = append(rows, []string{string(it.Action), it.ControlID, string(it.Classification), strconv.Itoa(len(it.Exports)),
-				strconv.Itoa(len(it.KeptDispositions)), it.Reason})
-			continue
-		}
-		rows = append(rows, []string{string(it.Action), short[it.ControlID], string(it.Classification), it.Reason})
-	}
-	title := "Prune"
-	if res.DryRun {
-		title = "Prune (dry run: nothing written; add --confirm)"
-	}
-	if len(rows) == 0 {
-		_, err := io.WriteString(w, title+": no terminal or abandoned control to retire\n")
-		return err
-	}
-	if wide {
-		return render.Table(w, title, []string{"ACTION", "CONTROL", "CLASSIFICATION", "EXPORTS", "KEPT RECEIPTS", "REASON"}, rows)
-	}
-	return render.WrapLast(w, title, []string{"ACTION", "CONTROL", "CLASSIFICATION", "REASON"}, rows, width)
 }
 
 // defaultPruneFloor is the design's retention floor for exports (90

@@ -79,24 +79,42 @@ func (c *common) flags(cmd *cobra.Command) {
 type env struct {
 	pools []metastore.Store
 	actor string
-	out   io.Writer
-	errw  io.Writer
-	rec   *metrics.Recovery
+	// format is -o (table for a command without it); width is what
+	// stdout's tables fit (cmdutil.Width).
+	format render.Format
+	width  int
+	out    io.Writer
+	errw   io.Writer
+	rec    *metrics.Recovery
 }
 
-// open validates the flags, opens every pool and names the actor (the
-// control pool's credentials' access key ID, or the OS user).
-// begin is every subcommand's first step: its output format, then its
-// pools opened (open).
-func (c *common) begin(cmd *cobra.Command, output func() (render.Format, error)) (render.Format, *env, error) {
-	format, err := output()
-	if err != nil {
-		return format, nil, err
+// begin is every subcommand's first step, in the order its usage errors
+// are reported: its output format (output; nil for a command without
+// -o), then the command's own flag checks (check, if any), then its
+// pools opened and the actor named (open).
+func (c *common) begin(cmd *cobra.Command, output func() (render.Format, error), check func() error) (*env, error) {
+	format := render.FormatTable
+	if output != nil {
+		var err error
+		if format, err = output(); err != nil {
+			return nil, err
+		}
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, err
+		}
 	}
 	e, err := c.open(cmd)
-	return format, e, err
+	if err != nil {
+		return nil, err
+	}
+	e.format, e.width = format, cmdutil.Width(e.out)
+	return e, nil
 }
 
+// open validates the common flags, opens every pool and names the actor
+// (the control pool's credentials' access key ID, or the OS user).
 func (c *common) open(cmd *cobra.Command) (*env, error) {
 	if len(c.metas) == 0 {
 		return nil, cmdutil.Usage("no metadata pool given: pass --meta PATH (once per pool; the first holds recovery controls)")
@@ -131,7 +149,6 @@ func (c *common) open(cmd *cobra.Command) (*env, error) {
 	return e, nil
 }
 
-// finish writes the metrics textfile when one was asked for.
 // fail ends a subcommand that failed with err: its metrics still written
 // (finish), err mapped to its exit code.
 func (c *common) fail(e *env, err error) error {
@@ -139,6 +156,7 @@ func (c *common) fail(e *env, err error) error {
 	return exitFor(notFoundHint(err))
 }
 
+// finish writes the metrics textfile when one was asked for.
 func (c *common) finish(e *env) error {
 	if c.metricsFile == "" || e == nil {
 		return nil

@@ -3,9 +3,7 @@ package recovery
 import (
 	"crypto/rand"
 	"fmt"
-	"io"
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -53,7 +51,7 @@ an operator disposition of the record is in flight.`,
 	cmd.Flags().BoolVar(&confirm, "confirm", false, "write the new lease (default: dry run)")
 	output := cmdutil.AddOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		format, e, err := c.begin(cmd, output)
+		e, err := c.begin(cmd, output, nil)
 		if err != nil {
 			return err
 		}
@@ -73,29 +71,10 @@ an operator disposition of the record is in flight.`,
 			_ = c.finish(e)
 			return notFoundHint(err)
 		}
-		if err := renderRetry(e.out, format, res, !confirm, cmdutil.Width(e.out)); err != nil {
+		if err := render.RecoveryRetry(e.out, e.format, res, !confirm, e.width); err != nil {
 			return err
 		}
 		return c.finish(e)
 	}
 	return cmd
-}
-
-func renderRetry(w io.Writer, f render.Format, res *core.RetryResult, dry bool, width int) error {
-	a := res.After
-	at := time.Unix(0, a.LeaseExpiresAtUnixNanos).UTC()
-	if f == render.FormatJSON {
-		return render.JSON(w, map[string]any{"dry_run": dry, "control_id": a.ID, "classification_before": res.Before.Classification,
-			"classification": a.Classification, "owner_id": a.OwnerID, "owner_epoch": a.OwnerEpoch, "lease_expires_at": at,
-			"attempt_count": a.AttemptCount, "consecutive_failure_count": a.ConsecutiveFailureCount, "revision": a.Revision})
-	}
-	title := "Retry"
-	if dry {
-		title = "Retry (dry run: nothing written; add --confirm)"
-	}
-	return render.Fields(w, title, [2]string{"FIELD", "VALUE"}, [][]string{
-		{"control", a.ID}, {"classification", string(res.Before.Classification) + " -> " + string(a.Classification)},
-		{"owner", a.OwnerID + " epoch " + a.OwnerEpoch}, {"lease_expires_at", at.Format(time.RFC3339)},
-		{"attempts", strconv.FormatUint(a.AttemptCount, 10) + " (kept)"}, {"consecutive_failures", strconv.FormatUint(a.ConsecutiveFailureCount, 10) + " (kept)"},
-	}, width)
 }
