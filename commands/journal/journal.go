@@ -6,9 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,13 +14,9 @@ import (
 	"github.com/ilmctl/ilmctl/client"
 	clientmeta "github.com/ilmctl/ilmctl/client/metastore"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
-	"github.com/ilmctl/ilmctl/core/decom"
-	"github.com/ilmctl/ilmctl/core/envelope"
 	corejournal "github.com/ilmctl/ilmctl/core/journal"
 	"github.com/ilmctl/ilmctl/core/metastore"
 	"github.com/ilmctl/ilmctl/core/recovery"
-	"github.com/ilmctl/ilmctl/core/tierdelete"
-	"github.com/ilmctl/ilmctl/core/transition"
 	"github.com/ilmctl/ilmctl/render"
 )
 
@@ -195,7 +188,7 @@ whether leases and owner windows have expired, and the AGE column.`,
 				rows = append(rows, r)
 			}
 		}
-		if err := renderLs(cmd.OutOrStdout(), format, rep, rows); err != nil {
+		if err := render.JournalLs(cmd.OutOrStdout(), format, rep, rows, shortIDs(rep.Records)); err != nil {
 			return err
 		}
 		if len(rep.Records) == 0 && !rep.Incomplete {
@@ -243,100 +236,6 @@ func joinClasses() string {
 		s = append(s, string(c))
 	}
 	return strings.Join(s, ", ")
-}
-
-type summaryRow struct {
-	Protocol       string `json:"protocol"`
-	Classification string `json:"classification"`
-	Count          int    `json:"count"`
-}
-
-func summarize(rep *corejournal.Report, rows []corejournal.Record) []summaryRow {
-	counts := map[[2]string]int{}
-	for _, r := range rows {
-		counts[[2]string{string(r.Protocol), string(r.Classification)}]++
-	}
-	var out []summaryRow
-	for k, n := range counts {
-		out = append(out, summaryRow{k[0], k[1], n})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Protocol != out[j].Protocol {
-			return out[i].Protocol < out[j].Protocol
-		}
-		return out[i].Classification < out[j].Classification
-	})
-	return out
-}
-
-func age(r corejournal.Record) string {
-	if r.AgeSeconds == nil {
-		return "-"
-	}
-	return render.Duration(time.Duration(*r.AgeSeconds) * time.Second)
-}
-
-// renderLs prints the listing. The table leads with what decides what to
-// do (classification, decision), then age, and names each record by its
-// short ID, which 'journal show' takes, in 80 columns; the summary under
-// it counts by protocol. -o wide adds protocol, schema, state, owner and
-// the full path.
-func renderLs(w io.Writer, f render.Format, rep *corejournal.Report, rows []corejournal.Record) error {
-	sum := summarize(rep, rows)
-	if f == render.FormatJSON {
-		if rows == nil {
-			rows = []corejournal.Record{}
-		}
-		return render.JSON(w, map[string]any{
-			"records": rows, "summary": sum, "incomplete": rep.Incomplete, "pool_errors": rep.PoolErrors,
-		})
-	}
-	wide := f == render.FormatWide
-	ids := shortIDs(rep.Records)
-	header := []string{"CLASSIFICATION", "DECISION"}
-	if wide {
-		header = []string{"PROTOCOL", "CLASSIFICATION", "DECISION", "SCHEMA", "STATE", "OWNER"}
-	}
-	header = append(header, "AGE", "ID")
-	if wide {
-		header = append(header, "PATH")
-	}
-	var tr [][]string
-	for _, r := range rows {
-		row := []string{string(r.Classification), string(r.Decision)}
-		if wide {
-			row = []string{string(r.Protocol), string(r.Classification), string(r.Decision), r.Schema, r.State, r.Owner}
-		}
-		row = append(row, age(r), ids[r.Path])
-		if wide {
-			row = append(row, r.Path)
-		}
-		tr = append(tr, row)
-	}
-	if err := render.Table(w, "Records", header, tr); err != nil {
-		return err
-	}
-	title := "\nSummary"
-	if rep.Incomplete {
-		title = "\nSummary (incomplete: counts do not cover every pool)"
-	}
-	var sr [][]string
-	for _, s := range sum {
-		n := strconv.Itoa(s.Count)
-		if rep.Incomplete {
-			n += " (incomplete)"
-		}
-		sr = append(sr, []string{s.Protocol, s.Classification, n})
-	}
-	if err := render.Table(w, title, []string{"PROTOCOL", "CLASSIFICATION", "COUNT"}, sr); err != nil {
-		return err
-	}
-	for _, pe := range rep.PoolErrors {
-		if _, err := fmt.Fprintf(w, "pool %s: %s\n", pe.Pool, pe.Error); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func newShow() *cobra.Command {
@@ -392,83 +291,8 @@ work as for 'journal ls'.`,
 		if err != nil {
 			return err
 		}
-		fields := showFields(rec, raw)
-		if format == render.FormatJSON {
-			return render.JSON(cmd.OutOrStdout(), map[string]any{"record": rec, "fields": fields, "incomplete": rep.Incomplete})
-		}
-		rows := [][]string{
-			{"path", rec.Path}, {"id", shortIDs(rep.Records)[rec.Path]}, {"protocol", string(rec.Protocol)}, {"schema", rec.Schema}, {"state", rec.State},
-			{"owner", rec.Owner}, {"age", age(*rec)}, {"classification", string(rec.Classification)},
-			{"decision", string(rec.Decision)}, {"reason", rec.Reason},
-		}
-		if rec.DecidedBy != "" {
-			rows = append(rows, []string{"decided_by", rec.DecidedBy})
-		}
-		if rec.KeyFormat != "" {
-			rows = append(rows, []string{"scope_key_format", rec.KeyFormat})
-		}
-		for _, f := range fields {
-			rows = append(rows, []string{f[0], f[1]})
-		}
-		for _, cp := range rec.Copies {
-			rows = append(rows, []string{"copy", cp.Pool + " etag=" + cp.ETag})
-		}
-		if rep.Incomplete {
-			rows = append(rows, []string{"scan", "incomplete"})
-		}
-		return render.Fields(cmd.OutOrStdout(), "Record", [2]string{"FIELD", "VALUE"}, rows, cmdutil.Width(cmd.OutOrStdout()))
+		out := cmd.OutOrStdout()
+		return render.JournalShow(out, format, rec, rep, shortIDs(rep.Records)[rec.Path], raw, cmdutil.Width(out))
 	}
 	return cmd
-}
-
-// redact shows a sensitive value as a short digest unless raw.
-func redact(v string, raw bool) string {
-	if raw {
-		return v
-	}
-	return "sha256:" + envelope.SHA256Hex([]byte(v))[:16]
-}
-
-func showFields(r *corejournal.Record, raw bool) [][2]string {
-	var f [][2]string
-	switch d := r.Decoded.(type) {
-	case *tierdelete.Journal:
-		f = append(f, [2]string{"tier", redact(d.TierName, raw)}, [2]string{"remote_object", redact(d.ObjName, raw)},
-			[2]string{"remote_version", redact(d.VersionID, raw)}, [2]string{"version_state", string(d.EffectiveVersionState())})
-		if d.Source != nil {
-			f = append(f, [2]string{"bucket", redact(d.Source.Bucket, raw)}, [2]string{"object", redact(d.Source.Object, raw)})
-		}
-		if d.Dispatch != nil {
-			f = append(f, [2]string{"manifest", d.Dispatch.ManifestObject}, [2]string{"topology_generation", d.Dispatch.TopologyGeneration})
-		}
-	case *tierdelete.Manifest:
-		f = append(f, [2]string{"bucket", redact(d.Bucket, raw)}, [2]string{"prefix", redact(d.Prefix, raw)},
-			[2]string{"journal_count", strconv.FormatUint(d.JournalCount, 10)}, [2]string{"journal_set_sha256", d.JournalSetSHA256})
-	case *tierdelete.Parent:
-		f = append(f, [2]string{"bucket", redact(d.Bucket, raw)}, [2]string{"prefix", redact(d.Prefix, raw)},
-			[2]string{"next_chunk_sequence", strconv.FormatUint(d.NextChunkSequence, 10)},
-			[2]string{"completed_journal_count", strconv.FormatUint(d.CompletedJournalCount, 10)})
-		if d.ActiveChunk != nil {
-			f = append(f, [2]string{"active_chunk", d.ActiveChunk.ManifestObject})
-		}
-	case *decom.Classified:
-		if d.Manifest != nil {
-			f = append(f, [2]string{"run_token", d.Manifest.RunToken}, [2]string{"receipt_count", strconv.FormatUint(d.Manifest.ReceiptCount, 10)},
-				[2]string{"receipt_paths_sha256", d.Manifest.ReceiptPathsSHA256})
-		}
-		if d.Receipt != nil && d.Locator != nil {
-			f = append(f, [2]string{"run_token", d.Locator.RunToken}, [2]string{"source_path", d.Receipt.SourcePath},
-				[2]string{"id_kind", d.Receipt.IDKind}, [2]string{"id", d.Receipt.ID}, [2]string{"terminal", strconv.FormatBool(d.Receipt.Terminal())})
-		}
-	case *transition.Transaction:
-		rv := ""
-		if d.RemoteVersion.VersionID != nil {
-			rv = *d.RemoteVersion.VersionID
-		}
-		f = append(f, [2]string{"bucket", redact(d.Source.Bucket, raw)}, [2]string{"object", redact(d.Source.Object, raw)},
-			[2]string{"tier", redact(d.TierName, raw)}, [2]string{"remote_version_kind", string(d.RemoteVersion.Kind)},
-			[2]string{"remote_version", redact(rv, raw)},
-			[2]string{"not_after", time.Unix(0, d.NotAfterUnixNanos).UTC().Format(time.RFC3339)})
-	}
-	return f
 }
