@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -162,7 +160,7 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions, format render.
 	if err != nil {
 		return err
 	}
-	if err := renderVerify(w, format, rep, width); err != nil {
+	if err := render.DecomVerify(w, format, rep, width); err != nil {
 		return err
 	}
 	p := rep.Predicate
@@ -170,114 +168,9 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions, format render.
 	case len(p.ReadErrors) > 0:
 		return fmt.Errorf("could not check: %d read error(s), first: %s", len(p.ReadErrors), p.ReadErrors[0])
 	case !p.Removable:
-		return cmdutil.Blocked(fmt.Errorf("source pool %s may not be removed: %s", rep.Source, blocking(p.Blocking)))
+		return cmdutil.Blocked(fmt.Errorf("source pool %s may not be removed: %s", rep.Source, render.DecomBlocking(p.Blocking)))
 	}
 	return nil
-}
-
-// blocking spells the blocking reasons with their counts, most frequent
-// first: "receipt_missing×2, manifest_digest_mismatch".
-func blocking(b map[coredecom.Reason]int) string {
-	type rc struct {
-		r coredecom.Reason
-		n int
-	}
-	var l []rc
-	for r, n := range b {
-		l = append(l, rc{r, n})
-	}
-	sort.Slice(l, func(i, j int) bool { return l[i].n > l[j].n || l[i].n == l[j].n && l[i].r < l[j].r })
-	var s []string
-	for _, x := range l {
-		if x.n > 1 {
-			s = append(s, string(x.r)+"×"+strconv.Itoa(x.n))
-		} else {
-			s = append(s, string(x.r))
-		}
-	}
-	return strings.Join(s, ", ")
-}
-
-// renderVerify leads with what decides: verdict and reason, then where
-// (pool, by its shortest unique trailing path) and which record, the pool
-// and record shortened to fit width.
-// The record is the source path the receipt covers; each blocked row's
-// detail follows the table in full, wrapped. -o wide adds the checkpoint
-// kind, the receipt id, the full key and the detail.
-func renderVerify(w io.Writer, f render.Format, rep *coredecom.Report, width int) error {
-	if f == render.FormatJSON {
-		if rep.Rows == nil {
-			rep.Rows = []coredecom.Row{}
-		}
-		return render.JSON(w, rep)
-	}
-	wide := f == render.FormatWide
-	header := []string{"VERDICT", "REASON", "POOL", "RECORD"}
-	if wide {
-		header = []string{"VERDICT", "REASON", "KIND", "POOL", "RECORD", "CHECKPOINT", "TERMINAL", "ID", "PATH", "DETAIL"}
-	}
-	var rows [][]string
-	var why []string
-	var all []string
-	for _, r := range rep.Rows {
-		all = append(all, r.SourcePath, r.Path)
-	}
-	short := render.ShortPaths(all)
-	var pools []string
-	for _, r := range rep.Rows {
-		pools = append(pools, r.Pool)
-	}
-	pool := render.ShortNames(pools)
-	for _, r := range rep.Rows {
-		rec := r.SourcePath
-		if rec == "" {
-			rec = r.Path
-		}
-		if wide {
-			rows = append(rows, []string{string(r.Verdict), string(r.Reason), string(r.Kind), r.Pool, rec,
-				string(r.Checkpoint), strconv.FormatBool(r.Terminal), r.ID, r.Path, r.Detail})
-			continue
-		}
-		if r.Verdict == coredecom.VerdictBlocked && r.Detail != "" {
-			why = append(why, fmt.Sprintf("%s %s: %s", r.Reason, rec, r.Detail))
-		}
-		rows = append(rows, []string{string(r.Verdict), string(r.Reason), pool(r.Pool), short(rec)})
-	}
-	title := "Run " + rep.RunToken[:render.ShortIDLen] + " (source " + rep.Source + ")"
-	if !wide {
-		rows = render.FitRowsWith(render.ShortenPath, header, rows, width, 2, 3)
-		title = render.Middle(title, width-1)
-	}
-	if err := render.Table(w, title, header, rows); err != nil {
-		return err
-	}
-	for _, l := range why {
-		if err := render.Indented(w, "  ", l, width); err != nil {
-			return err
-		}
-	}
-	p := rep.Predicate
-	verdict := "yes"
-	if !p.Removable {
-		verdict = "no"
-	}
-	blk := blocking(p.Blocking)
-	if blk == "" {
-		blk = "-"
-	}
-	comp := [][]string{
-		{"removable", verdict},
-		{"blocking", blk},
-		{"receipts", fmt.Sprintf("%d on targets, %d expected", p.Receipts, p.Expected)},
-		{"source records", fmt.Sprintf("%d under ilm/, %d covered", p.SourceRecords, p.CoveredRecords)},
-	}
-	for _, e := range p.ReadErrors {
-		comp = append(comp, []string{"read error", e})
-	}
-	if wide {
-		return render.Table(w, "\nCompletion", []string{"CHECK", "VALUE"}, comp)
-	}
-	return render.Fields(w, "\nCompletion", [2]string{"CHECK", "VALUE"}, comp, width)
 }
 
 type receiptsOptions struct {
@@ -323,22 +216,6 @@ not be read.`,
 	return cmdutil.Group(cmd)
 }
 
-// receiptEntry is one -o json row of 'decom receipts ls'.
-type receiptEntry struct {
-	Pool       string                   `json:"pool"`
-	Kind       string                   `json:"kind"` // receipt | manifest
-	Path       string                   `json:"path"`
-	Status     coredecom.Status         `json:"status"`
-	Reason     coredecom.Reason         `json:"reason,omitempty"`
-	Detail     string                   `json:"detail,omitempty"`
-	SourcePath string                   `json:"source_path,omitempty"`
-	IDKind     string                   `json:"id_kind,omitempty"`
-	ID         string                   `json:"id,omitempty"`
-	Checkpoint coredecom.CheckpointKind `json:"checkpoint_kind,omitempty"`
-	State      string                   `json:"state,omitempty"`
-	Count      *uint64                  `json:"receipt_count,omitempty"`
-}
-
 func runReceiptsLs(ctx context.Context, w, errw io.Writer, o receiptsOptions, format render.Format, width int) error {
 	if err := checkToken(o.token); err != nil {
 		return err
@@ -353,17 +230,12 @@ func runReceiptsLs(ctx context.Context, w, errw io.Writer, o receiptsOptions, fo
 	if err != nil {
 		return err
 	}
-	var entries []receiptEntry
+	var entries []render.DecomEntry
 	var readErrs []string
 	for _, p := range pools {
 		mk := coredecom.ManifestKey(o.token)
 		if data, _, err := p.Get(ctx, mk); err == nil {
-			c := coredecom.ClassifyManifest(mk, data)
-			e := receiptEntry{Pool: p.Name(), Kind: "manifest", Path: mk, Status: c.Status, Reason: c.Reason, Detail: c.Detail}
-			if c.Manifest != nil {
-				e.Count = &c.Manifest.ReceiptCount
-			}
-			entries = append(entries, e)
+			entries = append(entries, render.NewDecomEntry(p.Name(), coredecom.ClassifyManifest(mk, data)))
 		} else if !errors.Is(err, metastore.ErrNotFound) {
 			readErrs = append(readErrs, err.Error())
 		}
@@ -374,7 +246,7 @@ func runReceiptsLs(ctx context.Context, w, errw io.Writer, o receiptsOptions, fo
 					readErrs = append(readErrs, err.Error())
 					continue
 				}
-				entries = append(entries, receiptRow(p.Name(), coredecom.ClassifyReceipt(obj.Key, data)))
+				entries = append(entries, render.NewDecomEntry(p.Name(), coredecom.ClassifyReceipt(obj.Key, data)))
 			}
 			return nil
 		})
@@ -382,7 +254,7 @@ func runReceiptsLs(ctx context.Context, w, errw io.Writer, o receiptsOptions, fo
 			readErrs = append(readErrs, err.Error())
 		}
 	}
-	if err := renderReceipts(w, format, o.token, entries, readErrs, width); err != nil {
+	if err := render.DecomReceipts(w, format, o.token, entries, readErrs, width); err != nil {
 		return err
 	}
 	if len(readErrs) > 0 {
@@ -391,120 +263,6 @@ func runReceiptsLs(ctx context.Context, w, errw io.Writer, o receiptsOptions, fo
 	if len(entries) == 0 {
 		fmt.Fprintf(errw, "ilmctl: warning: no receipts or manifest for run %s in %s; check the token ('ilmctl decom run-token') and that each --meta names a metadata bucket root\n",
 			o.token[:render.ShortIDLen], strings.Join(o.metas, ", "))
-	}
-	return nil
-}
-
-func receiptRow(pool string, c coredecom.Classified) receiptEntry {
-	e := receiptEntry{Pool: pool, Kind: "receipt", Path: c.Key, Status: c.Status, Reason: c.Reason, Detail: c.Detail}
-	if c.Locator != nil {
-		e.SourcePath, e.IDKind, e.ID = c.Locator.SourcePath, c.Locator.IDKind, c.Locator.ID
-	}
-	if r := c.Receipt; r != nil {
-		e.Checkpoint, e.State = r.Ck.Kind, stateOf(r.Ck)
-		if r.TerminalCk != nil {
-			e.State = stateOf(r.Ck) + " → " + stateOf(r.TerminalCk)
-		}
-	}
-	return e
-}
-
-// stateOf is a checkpoint's state in a word, for the table.
-func stateOf(c *coredecom.Checkpoint) string {
-	switch c.Kind {
-	case coredecom.CkJournal:
-		if c.JournalState != nil {
-			return *c.JournalState
-		}
-		if c.Committed {
-			return "Committed"
-		}
-		return "uncommitted"
-	case coredecom.CkManifest:
-		return c.ManifestState
-	case coredecom.CkParent:
-		if c.Completed {
-			return "Completed@" + strconv.FormatUint(c.Revision, 10)
-		}
-		return "Active@" + strconv.FormatUint(c.Revision, 10)
-	case coredecom.CkTransition, coredecom.CkProbe:
-		return c.State + "@" + strconv.FormatUint(c.Revision, 10)
-	case coredecom.CkManualJob:
-		return c.State
-	}
-	return ""
-}
-
-// renderReceipts prints a run's receipts, the pool and record shortened
-// to fit width, and each problem's detail in full, wrapped, under the
-// table; -o wide adds state, ID and reason columns with full paths.
-func renderReceipts(w io.Writer, f render.Format, token string, entries []receiptEntry, readErrs []string, width int) error {
-	if f == render.FormatJSON {
-		if entries == nil {
-			entries = []receiptEntry{}
-		}
-		if readErrs == nil {
-			readErrs = []string{}
-		}
-		return render.JSON(w, map[string]any{"run_token": token, "entries": entries, "read_errors": readErrs})
-	}
-	wide := f == render.FormatWide
-	header := []string{"STATUS", "POOL", "KIND", "RECORD"}
-	if wide {
-		header = append(header, "STATE", "ID_KIND", "ID", "REASON", "PATH")
-	}
-	var rows [][]string
-	var all []string
-	for _, e := range entries {
-		all = append(all, e.SourcePath)
-	}
-	short := render.ShortPaths(all)
-	var pools []string
-	for _, e := range entries {
-		pools = append(pools, e.Pool)
-	}
-	pool := render.ShortNames(pools)
-	for _, e := range entries {
-		rec := e.SourcePath
-		if e.Kind == "manifest" && e.Count != nil {
-			rec = fmt.Sprintf("%d receipt(s) expected", *e.Count)
-		}
-		if !wide {
-			rec = short(rec)
-		}
-		kind := string(e.Checkpoint)
-		if e.Kind == "manifest" {
-			kind = "expected_manifest"
-		}
-		p := e.Pool
-		if !wide {
-			p = pool(p)
-		}
-		row := []string{string(e.Status), p, kind, rec}
-		if wide {
-			row = append(row, e.State, e.IDKind, e.ID, string(e.Reason), e.Path)
-		}
-		rows = append(rows, row)
-	}
-	if !wide {
-		rows = render.FitRowsWith(render.ShortenPath, header, rows, width, 1, 3)
-	}
-	if err := render.Table(w, "Run "+token[:render.ShortIDLen], header, rows); err != nil {
-		return err
-	}
-	if !wide {
-		for _, e := range entries {
-			if e.Reason != "" {
-				if err := render.Indented(w, "  ", fmt.Sprintf("%s %s: %s", e.Reason, e.Path, e.Detail), width); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	for _, e := range readErrs {
-		if err := render.Indented(w, "", "read error: "+e, width); err != nil {
-			return err
-		}
 	}
 	return nil
 }
