@@ -13,6 +13,7 @@ import (
 	"github.com/ilmctl/ilmctl/client"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/ilmctl/ilmctl/internal/hint"
+	"github.com/ilmctl/ilmctl/render"
 )
 
 const testFixture = `{"buckets":[
@@ -100,7 +101,7 @@ func TestLoadThenLsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res lsResult
+	var res render.FilerListing
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}

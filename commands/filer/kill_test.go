@@ -25,6 +25,7 @@ import (
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	runcmd "github.com/ilmctl/ilmctl/commands/run"
 	"github.com/ilmctl/ilmctl/internal/hint"
+	"github.com/ilmctl/ilmctl/render"
 	"github.com/spf13/cobra"
 )
 
@@ -264,7 +265,7 @@ func TestLoadKilled(t *testing.T) {
 				t.Errorf("load after the kill: stderr %q, want a removed leftover: %v", load.stderr, !tc.existing)
 			}
 			ls = ilmctl(t, "ls", "--filer", dir, "-o", "json")
-			var res lsResult
+			var res render.FilerListing
 			if err := json.Unmarshal([]byte(ls.stdout), &res); ls.code != 0 || err != nil {
 				t.Fatalf("ls after the full load: exit %d, %v, %s", ls.code, err, ls.stderr)
 			}

@@ -3,8 +3,6 @@ package filer
 import (
 	"context"
 	"fmt"
-	"io"
-	"time"
 
 	"github.com/ilmctl/ilmctl/client"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
@@ -15,29 +13,6 @@ import (
 
 // lsPage is the page size for listing objects and uploads.
 const lsPage = 1000
-
-// lsResult is the -o json document; field names are stable.
-type lsResult struct {
-	Versions []lsVersion `json:"versions"`
-	Uploads  []lsUpload  `json:"uploads"`
-}
-
-type lsVersion struct {
-	Bucket       string `json:"bucket"`
-	Key          string `json:"key"`
-	VersionID    string `json:"version_id"`
-	IsLatest     bool   `json:"is_latest"`
-	DeleteMarker bool   `json:"delete_marker"`
-	Mtime        string `json:"mtime"` // RFC3339 UTC, fractional seconds when present
-	Size         int64  `json:"size"`
-}
-
-type lsUpload struct {
-	Bucket    string `json:"bucket"`
-	Key       string `json:"key"`
-	UploadID  string `json:"upload_id"`
-	Initiated string `json:"initiated"` // RFC3339 UTC
-}
 
 func newLsCommand() *cobra.Command {
 	var dir, bucket string
@@ -79,22 +54,22 @@ filer.db, is an error.`,
 		if err != nil {
 			return err
 		}
-		return renderLs(cmd.OutOrStdout(), out, res, cmdutil.Width(cmd.OutOrStdout()))
+		return render.FilerLs(cmd.OutOrStdout(), out, res, cmdutil.Width(cmd.OutOrStdout()))
 	}
 	return cmd
 }
 
-func listFiler(ctx context.Context, dir, only string) (lsResult, error) {
+func listFiler(ctx context.Context, dir, only string) (render.FilerListing, error) {
 	f, err := client.Open(ctx, dir, client.Options{ReadOnly: true})
 	if err != nil {
-		return lsResult{}, err
+		return render.FilerListing{}, err
 	}
 	defer f.Close()
 	buckets, err := f.ListBuckets(ctx)
 	if err != nil {
-		return lsResult{}, fmt.Errorf("filer %s: %w", dir, err)
+		return render.FilerListing{}, fmt.Errorf("filer %s: %w", dir, err)
 	}
-	res := lsResult{Versions: []lsVersion{}, Uploads: []lsUpload{}}
+	res := render.NewFilerListing()
 	found := only == ""
 	for _, b := range buckets {
 		if only != "" && b.Name != only {
@@ -102,28 +77,23 @@ func listFiler(ctx context.Context, dir, only string) (lsResult, error) {
 		}
 		found = true
 		if err := listBucket(ctx, f, b.Name, &res); err != nil {
-			return lsResult{}, fmt.Errorf("filer %s: bucket %q: %w", dir, b.Name, err)
+			return render.FilerListing{}, fmt.Errorf("filer %s: bucket %q: %w", dir, b.Name, err)
 		}
 	}
 	if !found {
-		return lsResult{}, cmdutil.NoSuchBucket(only, dir)
+		return render.FilerListing{}, cmdutil.NoSuchBucket(only, dir)
 	}
 	return res, nil
 }
 
-func listBucket(ctx context.Context, s corefiler.Store, bucket string, res *lsResult) error {
+func listBucket(ctx context.Context, s corefiler.Store, bucket string, res *render.FilerListing) error {
 	for after := ""; ; {
 		objs, next, err := s.ListObjects(ctx, bucket, after, lsPage)
 		if err != nil {
 			return err
 		}
 		for _, o := range objs {
-			for _, v := range o.Versions {
-				res.Versions = append(res.Versions, lsVersion{
-					Bucket: bucket, Key: o.Key, VersionID: v.VersionID, IsLatest: v.IsLatest,
-					DeleteMarker: v.DeleteMarker, Mtime: rfc3339(time.Unix(0, v.MtimeNs)), Size: v.Size,
-				})
-			}
+			res.AddObject(bucket, o)
 		}
 		if next == "" {
 			break
@@ -136,7 +106,7 @@ func listBucket(ctx context.Context, s corefiler.Store, bucket string, res *lsRe
 			return err
 		}
 		for _, u := range ups {
-			res.Uploads = append(res.Uploads, lsUpload{Bucket: bucket, Key: u.Key, UploadID: u.UploadID, Initiated: rfc3339(u.Initiated)})
+			res.AddUpload(bucket, u)
 		}
 		if next == "" {
 			return nil
@@ -146,63 +116,4 @@ func listBucket(ctx context.Context, s corefiler.Store, bucket string, res *lsRe
 		}
 		after = next
 	}
-}
-
-// renderLs writes the listing; the table (not -o wide) short of width
-// columns.
-func renderLs(w io.Writer, format render.Format, res lsResult, width int) error {
-	if format == render.FormatJSON {
-		return render.JSON(w, res)
-	}
-	wide := format == render.FormatWide
-	short := func(id string) string { return id }
-	if !wide {
-		ids := make([]string, 0, len(res.Versions)+len(res.Uploads))
-		for _, v := range res.Versions {
-			ids = append(ids, v.VersionID)
-		}
-		for _, u := range res.Uploads {
-			ids = append(ids, u.UploadID)
-		}
-		short = render.ShortIDs(ids)
-	}
-	rows := make([][]string, 0, len(res.Versions))
-	for _, v := range res.Versions {
-		row := []string{v.Bucket, v.Key, short(v.VersionID), yesNo(v.IsLatest), yesNo(v.DeleteMarker), render.Bytes(v.Size)}
-		if wide {
-			row = append(row, v.Mtime)
-		}
-		rows = append(rows, row)
-	}
-	// Sizes in the same units as run's tables; -o json has the byte count.
-	header := []string{"BUCKET", "KEY", "VERSION_ID", "LATEST", "MARKER", "SIZE"}
-	if wide {
-		header = append(header, "MTIME")
-	} else {
-		rows = render.FitRows(header, rows, width, 1, 0)
-	}
-	if err := render.Table(w, "Versions", header, rows); err != nil {
-		return err
-	}
-	rows = rows[:0]
-	for _, u := range res.Uploads {
-		rows = append(rows, []string{u.Bucket, u.Key, short(u.UploadID), u.Initiated})
-	}
-	if _, err := fmt.Fprintln(w); err != nil {
-		return err
-	}
-	header = []string{"BUCKET", "KEY", "UPLOAD_ID", "INITIATED"}
-	if !wide {
-		rows = render.FitRows(header, rows, width, 1, 0)
-	}
-	return render.Table(w, "Uploads", header, rows)
-}
-
-func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
