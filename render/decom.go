@@ -250,3 +250,14 @@ func DecomReceipts(w io.Writer, f Format, token string, entries []DecomEntry, re
 	}
 	return nil
 }
+
+// DecomRunToken prints the token 'decom run-token' computed from a
+// pool's command line and its decommission start (Unix nanoseconds):
+// the token alone on its line, or with -o json beside its inputs.
+func DecomRunToken(w io.Writer, f Format, token, cmdLine string, startUnixNanos int64) error {
+	if f == FormatJSON {
+		return JSON(w, map[string]any{"run_token": token, "cmd_line": cmdLine, "start_unix_nanos": startUnixNanos})
+	}
+	_, err := fmt.Fprintln(w, token)
+	return err
+}

@@ -113,3 +113,17 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
+
+// FilerLoaded counts what 'filer load' wrote into a filer.
+type FilerLoaded struct {
+	Buckets, Objects, Versions, Uploads, Events int
+}
+
+// FilerLoad prints what 'filer load' wrote into the filer at dir: the
+// counts on a line of their own, so a long path does not push them past
+// 80 columns.
+func FilerLoad(w io.Writer, dir string, n FilerLoaded) error {
+	_, err := fmt.Fprintf(w, "loaded into %s:\n  %d buckets, %d objects, %d versions, %d uploads, %d meta-log events\n",
+		dir, n.Buckets, n.Objects, n.Versions, n.Uploads, n.Events)
+	return err
+}

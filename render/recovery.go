@@ -388,3 +388,10 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// RecoveryExportWritten is the line 'recovery export get' prints once it
+// wrote the export res read to the file out.
+func RecoveryExportWritten(w io.Writer, res *recovery.ExportResult, out string) error {
+	_, err := fmt.Fprintf(w, "export %s (sha256 %s, %d bytes) written to %s\n", res.Export.ExportID, res.SHA256, len(res.Bytes), out)
+	return err
+}

@@ -296,11 +296,7 @@ A resumed run keeps both, so it keeps its token and finds its receipts.`,
 			return cmdutil.Usage("run-token needs --cmd-line and --start-unix-nanos (see 'ilmctl decom run-token --help')")
 		}
 		tok := coredecom.RunToken(cmdLine, start)
-		if format == render.FormatJSON {
-			return render.JSON(cmd.OutOrStdout(), map[string]any{"run_token": tok, "cmd_line": cmdLine, "start_unix_nanos": start})
-		}
-		_, err = fmt.Fprintln(cmd.OutOrStdout(), tok)
-		return err
+		return render.DecomRunToken(cmd.OutOrStdout(), format, tok, cmdLine, start)
 	}
 	return cmd
 }

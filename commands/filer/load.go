@@ -9,6 +9,7 @@ import (
 
 	"github.com/ilmctl/ilmctl/client"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
+	"github.com/ilmctl/ilmctl/render"
 	"github.com/spf13/cobra"
 )
 
@@ -100,7 +101,7 @@ func runLoad(ctx context.Context, stdout, stderr io.Writer, path, dir string) er
 	for _, r := range res.Rejected {
 		fmt.Fprintf(stderr, "ilmctl: warning: bucket %s: lifecycle_xml stored as given, but the lifecycle parser rejects it; ilmctl run will take no action on this bucket and exit 4: %v\n", r.Bucket, r.Err)
 	}
-	_, err = fmt.Fprintf(stdout, "loaded into %s:\n  %d buckets, %d objects, %d versions, %d uploads, %d meta-log events\n",
-		dir, res.Buckets, res.Objects, res.Versions, res.Uploads, res.Events)
-	return err
+	return render.FilerLoad(stdout, dir, render.FilerLoaded{
+		Buckets: res.Buckets, Objects: res.Objects, Versions: res.Versions, Uploads: res.Uploads, Events: res.Events,
+	})
 }

@@ -1,7 +1,6 @@
 package recovery
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -171,7 +170,7 @@ nothing.`,
 		if out == "-" {
 			_, err = e.out.Write(res.Bytes)
 		} else if err = writePrivate("--out", out, res.Bytes, force); err == nil {
-			fmt.Fprintf(e.out, "export %s (sha256 %s, %d bytes) written to %s\n", res.Export.ExportID, res.SHA256, len(res.Bytes), out)
+			err = render.RecoveryExportWritten(e.out, res, out)
 		}
 		if err != nil {
 			return err
