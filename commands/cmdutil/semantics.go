@@ -47,3 +47,37 @@ func Semantics(dueRounding, expiredMarkers, newerNoncurrent string) (engine.Opti
 // NewerNoncurrentFlagHelp is --newer-noncurrent-count's help line, shared
 // by run and explain.
 const NewerNoncurrentFlagHelp = "what counts toward NewerNoncurrentVersions: versions (object versions only, as S3) or versions-and-markers (as SeaweedFS and MinIO)"
+
+// PassFlags are the flags `run` and `explain` both read before any store
+// is opened: the pass clock, the three semantics flags and the --rules
+// candidates. Each command declares them with its own help.
+type PassFlags struct {
+	Now             string
+	DueRounding     string
+	ExpiredMarkers  string
+	NewerNoncurrent string
+	Rules           []string
+}
+
+// PassInputs are PassFlags read.
+type PassInputs struct {
+	Now        time.Time      // PassNow
+	Semantics  engine.Options // Semantics
+	Candidates Candidates     // ReadCandidates; nil without --rules
+}
+
+// Read reads the flags in the order their errors are reported: --now, the
+// semantics flags, then the --rules files, the one step that reads a
+// file.
+func (p PassFlags) Read() (PassInputs, error) {
+	var in PassInputs
+	var err error
+	if in.Now, err = PassNow(p.Now); err != nil {
+		return in, err
+	}
+	if in.Semantics, err = Semantics(p.DueRounding, p.ExpiredMarkers, p.NewerNoncurrent); err != nil {
+		return in, err
+	}
+	in.Candidates, err = ReadCandidates(p.Rules)
+	return in, err
+}

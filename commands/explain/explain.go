@@ -25,15 +25,11 @@ import (
 type options struct {
 	bucket, key, versionID string
 	filer                  string
-	now                    string
-	dueRounding            string
-	expiredMarkers         string
-	newerNoncurrent        string
+	pass                   cmdutil.PassFlags
 	metaLogRetention       time.Duration
 	walkerInterval         time.Duration
 	s3PathStyle            bool
 	region, state          string
-	rules                  []string
 	output                 func() (render.Format, error)
 }
 
@@ -116,16 +112,16 @@ explanation says so, as for a rejected stored configuration).`,
 	f.StringVar(&o.key, "key", "", "the object key (required)")
 	f.StringVar(&o.versionID, "version-id", "", "explain this version only (default: every version and every incomplete upload)")
 	f.StringVar(&o.filer, "filer", cmdutil.DefaultFilerPath, "filer to read: a directory holding an embedded filer, seaweedfs://host:port or s3://host:port")
-	f.StringVar(&o.now, "now", "", "the pass clock to explain for, RFC3339 (default: the current time), e.g. 2027-01-01T00:00:00Z")
-	f.StringVar(&o.dueRounding, "due-rounding", "aws", "as ilmctl run: aws (next midnight UTC) or exact (SeaweedFS)")
-	f.StringVar(&o.expiredMarkers, "expired-marker-days", "aws", "as ilmctl run: aws or keep")
-	f.StringVar(&o.newerNoncurrent, "newer-noncurrent-count", "versions", "as ilmctl run: versions or versions-and-markers")
+	f.StringVar(&o.pass.Now, "now", "", "the pass clock to explain for, RFC3339 (default: the current time), e.g. 2027-01-01T00:00:00Z")
+	f.StringVar(&o.pass.DueRounding, "due-rounding", "aws", "as ilmctl run: aws (next midnight UTC) or exact (SeaweedFS)")
+	f.StringVar(&o.pass.ExpiredMarkers, "expired-marker-days", "aws", "as ilmctl run: aws or keep")
+	f.StringVar(&o.pass.NewerNoncurrent, "newer-noncurrent-count", "versions", "as ilmctl run: versions or versions-and-markers")
 	f.DurationVar(&o.metaLogRetention, "meta-log-retention", 0, "as ilmctl run: how far back the filer's meta-log reaches; 0 = unbounded")
 	f.DurationVar(&o.walkerInterval, "walker-interval", 0, "as ilmctl run: minimum time between steady-state walks per shard")
 	f.BoolVar(&o.s3PathStyle, "s3-path-style", false, "s3:// only: address buckets as host/bucket")
 	f.StringVar(&o.region, "region", "", "s3:// only: signing region (default $AWS_REGION, else us-east-1)")
 	f.StringVar(&o.state, "state", "", "s3:// only: where the pass keeps cursors (default ./ilmctl-state)")
-	f.StringArrayVar(&o.rules, "rules", nil, cmdutil.RulesFlagHelp)
+	f.StringArrayVar(&o.pass.Rules, "rules", nil, cmdutil.RulesFlagHelp)
 	o.output = cmdutil.AddOutputFlag(cmd)
 	return cmd
 }
@@ -156,18 +152,11 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	now, err := cmdutil.PassNow(o.now)
+	in, err := o.pass.Read()
 	if err != nil {
 		return err
 	}
-	semantics, err := cmdutil.Semantics(o.dueRounding, o.expiredMarkers, o.newerNoncurrent)
-	if err != nil {
-		return err
-	}
-	cands, err := cmdutil.ReadCandidates(o.rules)
-	if err != nil {
-		return err
-	}
+	now, cands := in.Now, in.Candidates
 	fl, err := client.Open(ctx, o.filer, client.Options{
 		Clock: func() time.Time { return now }, MustExist: true, ReadOnly: true,
 		S3: s3store.Options{PathStyle: o.s3PathStyle, Region: o.region, State: o.state},
@@ -184,7 +173,7 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	cfg := coreexplain.Config{
 		Store: fl, Key: o.key, VersionID: o.versionID, Now: now,
 		MetaLogRetention: o.metaLogRetention, WalkerInterval: o.walkerInterval,
-		Snapshot: engine.CompileWith(rules.Accepted, semantics).Snapshot(),
+		Snapshot: engine.CompileWith(rules.Accepted, in.Semantics).Snapshot(),
 	}
 	found := false
 	for _, b := range rules.Listed {

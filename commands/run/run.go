@@ -32,12 +32,8 @@ type options struct {
 	inFlight         int
 	walkerInterval   time.Duration
 	metaLogRetention time.Duration
-	dueRounding      string
-	expiredMarkers   string
-	newerNoncurrent  string
+	pass             cmdutil.PassFlags
 	dryRun           bool
-	now              string
-	rules            []string
 	output           func() (render.Format, error)
 	s3               s3Flags
 	s3GRPC           string
@@ -232,12 +228,12 @@ bucket got no action). 3 wins over 4.`,
 	f.IntVar(&o.inFlight, "deletes-in-flight", 0, "deletes each shard keeps in flight at once (a key's one after the other), all under --deletes-per-second; 0 = the filer's choice: 64 on the embedded filer and s3://, whose deletes share commits or DeleteObjects requests, 8 on seaweedfs://")
 	f.DurationVar(&o.walkerInterval, "walker-interval", 0, "minimum time between steady-state walks per shard; 0 = every pass")
 	f.DurationVar(&o.metaLogRetention, "meta-log-retention", 0, "how far back the filer's meta-log reaches; rules with longer TTLs are walked; 0 = unbounded")
-	f.StringVar(&o.dueRounding, "due-rounding", "aws", "due time rounding: aws (next midnight UTC) or exact (SeaweedFS)")
-	f.StringVar(&o.expiredMarkers, "expired-marker-days", "aws", "Expiration Days on a delete marker that is its key's only version: aws (remove it once Days old, as S3, MinIO, RustFS) or keep (as SeaweedFS's worker)")
-	f.StringVar(&o.newerNoncurrent, "newer-noncurrent-count", "versions", cmdutil.NewerNoncurrentFlagHelp)
+	f.StringVar(&o.pass.DueRounding, "due-rounding", "aws", "due time rounding: aws (next midnight UTC) or exact (SeaweedFS)")
+	f.StringVar(&o.pass.ExpiredMarkers, "expired-marker-days", "aws", "Expiration Days on a delete marker that is its key's only version: aws (remove it once Days old, as S3, MinIO, RustFS) or keep (as SeaweedFS's worker)")
+	f.StringVar(&o.pass.NewerNoncurrent, "newer-noncurrent-count", "versions", cmdutil.NewerNoncurrentFlagHelp)
 	f.BoolVar(&o.dryRun, "dry-run", false, "list every action that would be dispatched; delete nothing, move no cursor")
-	f.StringVar(&o.now, "now", "", "pass clock as RFC3339 (default: the current time), e.g. 2027-01-01T00:00:00Z")
-	f.StringArrayVar(&o.rules, "rules", nil, "with --dry-run: "+cmdutil.RulesFlagHelp)
+	f.StringVar(&o.pass.Now, "now", "", "pass clock as RFC3339 (default: the current time), e.g. 2027-01-01T00:00:00Z")
+	f.StringArrayVar(&o.pass.Rules, "rules", nil, "with --dry-run: "+cmdutil.RulesFlagHelp)
 	f.StringVar(&o.s3GRPC, "s3-grpc", "", "seaweedfs:// only: SeaweedFS S3 gRPC address for LifecycleDelete (default: the filer host, port 18333)")
 	f.BoolVar(&o.s3.pathStyle, "s3-path-style", false, "s3:// only: address buckets as host/bucket (SeaweedFS, MinIO, IP endpoints) instead of bucket.host")
 	f.StringVar(&o.s3.region, "region", "", "s3:// only: signing region (default $AWS_REGION, else us-east-1)")
@@ -261,20 +257,13 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	runNow, err := cmdutil.PassNow(o.now)
+	in, err := o.pass.Read()
 	if err != nil {
 		return err
 	}
-	cands, err := cmdutil.ReadCandidates(o.rules)
-	if err != nil {
-		return err
-	}
-	semantics, err := cmdutil.Semantics(o.dueRounding, o.expiredMarkers, o.newerNoncurrent)
-	if err != nil {
-		return err
-	}
+	runNow, cands := in.Now, in.Candidates
 	fl, err := client.Open(ctx, o.filer, client.Options{
-		Clock: passClock(o.now != "", runNow), MustExist: true, ReadOnly: o.dryRun,
+		Clock: passClock(o.pass.Now != "", runNow), MustExist: true, ReadOnly: o.dryRun,
 		SeaweedFS: seaweedfs.Options{S3GRPC: o.s3GRPC},
 		S3:        s3store.Options{PathStyle: o.s3.pathStyle, Region: o.s3.region, State: o.s3.state},
 	})
@@ -302,7 +291,7 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "ilmctl: %v\n", cmdutil.RejectedConfiguration(be))
 	}
 	cfg.Store = fl
-	cfg.Snapshot = engine.CompileWith(buckets, semantics).Snapshot()
+	cfg.Snapshot = engine.CompileWith(buckets, in.Semantics).Snapshot()
 	cfg.RejectedBuckets = len(bucketErrs)
 	cfg.RunNow = runNow
 	cfg.Clock = time.Now
@@ -467,7 +456,7 @@ func (o *options) config() (dailyrun.Config, error) {
 	if o.inFlight < 0 || o.inFlight > 1024 {
 		return cfg, cmdutil.Usage("--deletes-in-flight %d must be between 1 and 1024, or 0 for the filer's choice", o.inFlight)
 	}
-	if len(o.rules) > 0 && !o.dryRun {
+	if len(o.pass.Rules) > 0 && !o.dryRun {
 		return cfg, cmdutil.Usage("--rules needs --dry-run: a candidate configuration is previewed, never acted on")
 	}
 	cfg.Shards, cfg.HostShare, cfg.Limiter, cfg.DryRun, cfg.InFlight = shards, share, lim, o.dryRun, o.inFlight
