@@ -2,8 +2,10 @@
 // left-aligned columns as kubectl prints them, fitted to the terminal's
 // width; titles in bold and statuses in colour only on a terminal and
 // never under NO_COLOR), JSON that pipes cleanly into jq and
-// JSON lines. It owns no domain types: its *Report types are the JSON and
-// table views of core results (dailyrun.Result, engine.BucketError), and
+// JSON lines. Every view a command prints lives here, a file per noun
+// (docs/architecture.md#views). It owns no domain types: its *Report and
+// row types are the JSON and table views of core results
+// (dailyrun.Result, engine.BucketError, recovery.Control, ...), and
 // errors reach it as errors. JSON field names are snake_case and stable
 // (cmd/ilmctl/testdata/*.json pin them).
 package render
