@@ -321,7 +321,8 @@ func RecoveryAbandon(w io.Writer, f Format, res *recovery.AbandonResult, runErr 
 // RecoveryPrune prints what 'recovery prune' did or would do to each
 // control; runErr, the run's error if any, is in -o json's document. The
 // table fits width: short control IDs, reasons wrapped; -o wide adds the
-// export and kept-receipt counts, with full IDs.
+// export and kept-receipt counts, with full IDs. With nothing to retire
+// it says so in a line, wrapped short of width.
 func RecoveryPrune(w io.Writer, f Format, res *recovery.PruneResult, runErr error, width int) error {
 	if f == FormatJSON {
 		out := map[string]any{"dry_run": res.DryRun, "older_than_seconds": int64(res.MinAge / time.Second), "items": res.Items}
@@ -350,8 +351,7 @@ func RecoveryPrune(w io.Writer, f Format, res *recovery.PruneResult, runErr erro
 		title = "Prune (dry run: nothing written; add --confirm)"
 	}
 	if len(rows) == 0 {
-		_, err := io.WriteString(w, title+": no terminal or abandoned control to retire\n")
-		return err
+		return Indented(w, "", title+": no terminal or abandoned control to retire", width)
 	}
 	if wide {
 		return Table(w, title, []string{"ACTION", "CONTROL", "CLASSIFICATION", "EXPORTS", "KEPT RECEIPTS", "REASON"}, rows)
