@@ -1,8 +1,8 @@
 // Package recovery is `ilmctl recovery`: bounded recovery controls and the
 // operator disposition of stuck durable ILM records
 // (docs/design/recovery.md). Each command parses flags, calls
-// core/recovery and prints; nothing here or below it creates a tier
-// client.
+// core/recovery and hands the result to render (render/recovery.go);
+// nothing here or below it creates a tier client.
 package recovery
 
 import (
