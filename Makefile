@@ -11,7 +11,7 @@ DEMO_RECONCILE := --bucket records --object 2025/q3-report.pdf \
 	--version-id 9d2f61c0-5b1e-4c8a-9f3e-1a7b2c4d6e80 --filer $(DEMO) --tiers $(DEMO)/tiers.json
 
 .DEFAULT_GOAL := help
-.PHONY: help build install image test soak alerts test-integration test-integration-seaweedfs test-integration-minio demo bench lint lint-md vulncheck cyclo fuzz clean
+.PHONY: help build install image test soak alerts test-integration test-integration-seaweedfs test-integration-minio demo bench lint lint-md vulncheck cyclo fuzz clean golangci-lint-install
 
 # promtool comes with Debian's prometheus package (.ci/run installs it).
 PROMTOOL ?= promtool
@@ -142,20 +142,28 @@ bench: build ## Go benchmarks, passes at 100k/1M (BENCH_10M=1)
 
 # golangci-lint (.golangci.yml: layering, import aliases, staticcheck,
 # unused, errcheck, govet) and govulncheck, both installed into .bin/ at
-# pinned versions through the Go module proxy on first use.
+# pinned versions through the Go module proxy on first use. A tool that
+# type-checks Go must be built by a Go at least as new as the one whose
+# standard library it reads, so they live under .bin/<go version>/ and a
+# new GOTOOLCHAIN rebuilds them. (Make 4.3's $(shell) does not see exported
+# variables, hence GOTOOLCHAIN passed by hand; `=` so that only the targets
+# that use it ask the go command.)
+TOOLS_GO = $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOVERSION)
 GOLANGCI_LINT_VERSION ?= v2.15.0
-GOLANGCI_LINT := .bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
+GOLANGCI_LINT = .bin/$(TOOLS_GO)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 # VULNDB: the golang.org/x/vulndb version, pinned so an unchanged tree
 # lints the same (VULNDB=latest for today's data); VULNCHECK_STDLIB=fail
 # also fails on the toolchain's own (docs/dependencies.md#vulnerabilities).
 VULNDB ?= v0.0.0-20261105234957-e22db6528018
 VULNCHECK_STDLIB ?= report
-$(GOLANGCI_LINT):
-	@mkdir -p .bin
-	GOBIN=$(CURDIR)/.bin/tmp $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
-	mv .bin/tmp/golangci-lint $@ && rmdir .bin/tmp
+golangci-lint-install:
+	@set -e; bin=$(GOLANGCI_LINT); [ -x $$bin ] && exit 0; \
+	mkdir -p $$(dirname $$bin) && tmp=$$(mktemp -d .bin/.install-XXXXXX); \
+	echo "GOBIN=$$tmp $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)"; \
+	GOBIN=$(CURDIR)/$$tmp $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION); \
+	mv $$tmp/golangci-lint $$bin && rmdir $$tmp
 
-lint: $(GOLANGCI_LINT) ## gofmt, golangci-lint, govulncheck, markdown
+lint: golangci-lint-install ## gofmt, golangci-lint, govulncheck, markdown
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GOLANGCI_LINT) run ./...
 	$(MAKE) --no-print-directory vulncheck
@@ -168,7 +176,7 @@ lint-md: ## markdown: fences closed, links resolve
 vulncheck: ## govulncheck on a local vulnerability database
 	$(GO) run ./scripts/vulncheck -bin .bin -vulndb $(VULNDB) -stdlib $(VULNCHECK_STDLIB)
 
-cyclo: $(GOLANGCI_LINT) ## report functions of cyclomatic complexity > 30
+cyclo: golangci-lint-install ## report functions of cyclomatic complexity > 30
 	$(GOLANGCI_LINT) run --enable-only gocyclo --issues-exit-code 0 ./...
 
 FUZZTIME ?= 20s

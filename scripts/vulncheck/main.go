@@ -10,15 +10,17 @@
 // its data/osv holds one OSV file per vulnerability, and its cmd/indexdb
 // turns that folder into the v1 database layout govulncheck reads from a
 // file:// URL (index/db.json, index/modules.json, index/vulns.json,
-// ID/<id>.json). Both tools are installed into -bin at pinned versions
-// and the database is built once per vulndb version, under
-// -bin/vulndb/<version>.
+// ID/<id>.json). Both tools are installed into -bin/<go version> at
+// pinned versions (govulncheck type-checks the standard library of the Go
+// that runs it, which fails when govulncheck was built by an older Go, so
+// a new toolchain gets its own build) and the database is built once per
+// vulndb version, under -bin/vulndb/<version>.
 //
 // A finding whose trace reaches a function is "called": that fails the
 // check for a required module. A called vulnerability in the standard
 // library belongs to the Go toolchain that builds the binary, not to
-// go.mod; -stdlib=report prints it and passes, -stdlib=fail fails on it
-// too. Findings in packages imported or modules required, but not called,
+// go.mod; -stdlib=fail (the Makefile's default) fails on it too,
+// -stdlib=report prints it and passes. Findings in packages imported or modules required, but not called,
 // are counted on one line (govulncheck -show verbose lists them).
 package main
 
@@ -60,11 +62,16 @@ func main() {
 	if err != nil {
 		fatalf("%v", err)
 	}
-	govulncheck, err := install(root, "golang.org/x/vuln/cmd/govulncheck", govulncheckVersion)
+	goVersion, err := exec.Command("go", "env", "GOVERSION").Output()
+	if err != nil {
+		fatalf("go env GOVERSION: %v", err)
+	}
+	tools := filepath.Join(root, strings.TrimSpace(string(goVersion)))
+	govulncheck, err := install(tools, "golang.org/x/vuln/cmd/govulncheck", govulncheckVersion)
 	if err != nil {
 		fatalf("%v", err)
 	}
-	db, err := database(root, *vulndb)
+	db, err := database(root, tools, *vulndb)
 	if err != nil {
 		fatalf("%v", err)
 	}
@@ -116,8 +123,9 @@ func install(root, pkg, version string) (string, error) {
 }
 
 // database returns the directory of the v1 database built from the
-// golang.org/x/vulndb module at version, building it when absent.
-func database(root, version string) (string, error) {
+// golang.org/x/vulndb module at version, building it when absent with an
+// indexdb installed into tools.
+func database(root, tools, version string) (string, error) {
 	out, err := exec.Command("go", "mod", "download", "-json", "golang.org/x/vulndb@"+version).Output()
 	if err != nil {
 		return "", fmt.Errorf("go mod download golang.org/x/vulndb@%s: %w", version, err)
@@ -130,7 +138,7 @@ func database(root, version string) (string, error) {
 	if _, err := os.Stat(filepath.Join(db, "index", "db.json")); err == nil {
 		return db, nil
 	}
-	indexdb, err := install(root, "golang.org/x/vulndb/cmd/indexdb", mod.Version)
+	indexdb, err := install(tools, "golang.org/x/vulndb/cmd/indexdb", mod.Version)
 	if err != nil {
 		return "", err
 	}
@@ -305,6 +313,6 @@ func (r *report) print(w io.Writer, db string) {
 	fmt.Fprintf(w, "vulncheck: database golang.org/x/vulndb@%s, %s: %d called in modules, %d called in the standard library; %d more imported, %d more required, not called\n",
 		db, r.goVersion, mods, std, r.imported, r.required)
 	if std > 0 {
-		fmt.Fprintf(w, "vulncheck: the standard library's are fixed by building with a newer Go than %s (docs/dependencies.md#vulnerabilities)\n", r.goVersion)
+		fmt.Fprintf(w, "vulncheck: the standard library's are fixed by building with a newer Go than %s: raise GOTOOLCHAIN in the Makefile (docs/dependencies.md#vulnerabilities)\n", r.goVersion)
 	}
 }
