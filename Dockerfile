@@ -3,6 +3,10 @@
 # nonroot user (65532); deploy/kubernetes runs it with a read-only root
 # and $TMPDIR on an emptyDir.
 FROM golang:1.26 AS build
+# The go command fetches go1.27.3 from the Go module proxy, as the Makefile
+# has it: go1.26.8's standard library has vulnerabilities ilmctl calls
+# (docs/dependencies.md#vulnerabilities).
+ENV GOTOOLCHAIN=go1.27.3
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download

@@ -41,6 +41,9 @@
 # binaries (scripts/seaweedfs.sh install, scripts/minio.sh install).
 # Needs jq and bc as well.
 set -euo pipefail
+# The Go the Makefile builds with, whatever Go the machine has
+# (docs/dependencies.md#vulnerabilities).
+export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SERVERS=${BENCH_SERVERS:-seaweedfs minio}

@@ -26,6 +26,9 @@
 # ilmctl-secret, the same as scripts/seaweedfs.sh's, so one set of
 # ILMCTL_IT_ACCESS_KEY/ILMCTL_IT_SECRET_KEY serves both servers).
 set -euo pipefail
+# The Go the Makefile builds with, whatever Go the machine has
+# (docs/dependencies.md#vulnerabilities).
+export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}"
 
 MINIO_MODULE=github.com/minio/minio
 MINIO_VERSION=${MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}

@@ -24,6 +24,9 @@
 # gRPC is 18888 and the S3 gRPC 18333 — and S3 credentials WEED_ACCESS_KEY /
 # WEED_SECRET_KEY.
 set -euo pipefail
+# The Go the Makefile builds with, whatever Go the machine has
+# (docs/dependencies.md#vulnerabilities).
+export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}"
 
 SEAWEEDFS_MODULE=github.com/seaweedfs/seaweedfs
 SEAWEEDFS_VERSION=${SEAWEEDFS_VERSION:-v0.0.0-20261109003541-7506e5f91cd6}

@@ -313,6 +313,6 @@ func (r *report) print(w io.Writer, db string) {
 	fmt.Fprintf(w, "vulncheck: database golang.org/x/vulndb@%s, %s: %d called in modules, %d called in the standard library; %d more imported, %d more required, not called\n",
 		db, r.goVersion, mods, std, r.imported, r.required)
 	if std > 0 {
-		fmt.Fprintf(w, "vulncheck: the standard library's are fixed by building with a newer Go than %s: raise GOTOOLCHAIN in the Makefile (docs/dependencies.md#vulnerabilities)\n", r.goVersion)
+		fmt.Fprintf(w, "vulncheck: the standard library's are fixed by building with a newer Go than %s: raise GOTOOLCHAIN (docs/dependencies.md#vulnerabilities)\n", r.goVersion)
 	}
 }
