@@ -94,12 +94,16 @@ type recorder struct {
 	buf   []byte
 	base  int64 // document offset of buf[0]
 	total int64 // bytes read
+	eof   bool  // the reader returned io.EOF: total is the document's length
 }
 
 func (r *recorder) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	r.buf = append(r.buf, p[:n]...)
 	r.total += int64(n)
+	if errors.Is(err, io.EOF) {
+		r.eof = true
+	}
 	return n, err
 }
 

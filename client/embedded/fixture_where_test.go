@@ -40,6 +40,8 @@ func TestFixtureErrorPlaces(t *testing.T) {
 			`bucket logs, key app/x: unexpected EOF: the document is cut short`},
 		{"cut short between buckets", `{"buckets":[{"name":"logs"},`, "",
 			`buckets[1]: unexpected EOF: the document is cut short`},
+		{"a bad character at the end", `{"buckets":[{"name":"logs"},x`, "x",
+			`buckets[1]: invalid character 'x' looking for beginning of value`},
 		{"validation names the version", obj(`{"version_id":"v1","mtime":"2026-01-01T00:00:00Z"},{"version_id":"v2","mtime":"2026-01-01T00:00:00Z"}`), `{"version_id":"v2"`,
 			`bucket logs, key app/x: version v2: mtime 2026-01-01T00:00:00Z is not after the previous version's 2026-01-01T00:00:00Z: list versions oldest first with strictly increasing mtimes`},
 		{"held bucket", `{"buckets":[{"objects":[{"key":"app/x","versions":[{"version_id":"v1","mtime":"2026-13-01T00:00:00Z"}]}],"name":"logs"}]}`, `"2026-13`,
