@@ -185,3 +185,25 @@ func TestLoadFailureLeavesNoFiler(t *testing.T) {
 		t.Fatalf("failed load changed an existing filer: %v", err)
 	}
 }
+
+// A fixture that is not JSON from its first byte (the wrong file) is said
+// to be so, with where to read the shape; one that is JSON says where in
+// it the fault is.
+func TestLoadErrorNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, content, want string }{
+		{"notes.md", "# not a fixture\n", "notes.md is not a JSON fixture (invalid character '#' looking for beginning of value); see 'ilmctl filer load --help' for its shape"},
+		{"bad.json", `{"buckets":[{"name":1}]}`, "bad.json: buckets[0]: name: want a string, got a JSON number (byte 20)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := run(t, "load", path, "--filer", filepath.Join(dir, "f-"+tc.name))
+			if err == nil || !strings.HasSuffix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q, want one line ending %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package filer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -91,7 +92,12 @@ func runLoad(ctx context.Context, stdout, stderr io.Writer, path, dir string) er
 		fmt.Fprintf(stderr, "ilmctl: removed %s, left by an unfinished load\n", p)
 	}
 	var fe *client.FixtureError
-	if errors.As(err, &fe) {
+	var se *json.SyntaxError
+	if errors.As(err, &fe) && fe.Bucket == "" && fe.Offset == 0 && errors.As(err, &se) {
+		// Not JSON from its first byte: the wrong file, most likely.
+		return fmt.Errorf("%s is not a JSON fixture (%v); see 'ilmctl filer load --help' for its shape", path, se)
+	}
+	if fe != nil {
 		// The error says where in the file: the file's name leads.
 		return fmt.Errorf("%s: %w", path, err)
 	}

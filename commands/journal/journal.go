@@ -134,14 +134,14 @@ func newLs() *cobra.Command {
 		Short: "List and classify every durable ILM record in the given pools",
 		Long: `ls scans every pool under ilm/ and decommission/ (decommission receipts
 and expected-receipt manifests, classified as 'ilmctl decom verify' reads
-them), decodes each record and prints its
-protocol, classification, decision, age and ID (a short digest of its path,
-as git shortens hashes, that 'journal show' takes), then a summary by
-protocol and classification. -o wide adds schema/version, state, owner and
-the full path. Copies of one key in several
-pools are one row; copies that differ are operator_required. If any pool
-could not be listed completely (including a page marked truncated without a
-continuation token), counts are labelled incomplete and the command exits 3.
+them), decodes each record and prints its classification, decision, age
+and ID (a short digest of its path, as git shortens hashes, that 'journal
+show' takes), then a summary by protocol and classification. -o wide adds
+the protocol, schema/version, state, owner and the full path. Copies of
+one key in several pools are one row; copies that differ are
+operator_required. If any pool could not be listed completely (including a
+page marked truncated without a continuation token), counts are labelled
+incomplete and the command exits 3.
 
 With --filer, each v5/v6 journal and local_commit_started/cleanup_pending
 transaction is looked up in the filer and its source_evidence (present,

@@ -50,9 +50,9 @@ Exit codes: 0 accepted; 1 the file cannot be read; 2 bad usage;
   # A rejected one: the error a pass would report, exit 4
   ilmctl rules check testdata/rules/rejected.xml
 
-  # From stdin, for a script
-  aws s3api get-bucket-lifecycle-configuration --bucket logs |
-      jq -r .xml | ilmctl rules check - -o json`,
+  # A bucket's stored configuration from stdin, for a script (s3cmd
+  # prints the XML; aws s3api prints JSON, which is not checked)
+  s3cmd getlifecycle s3://logs | ilmctl rules check - -o json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return cmdutil.Usage("rules check takes one FILE.xml argument (- for stdin), got %d (see '%s --help')", len(args), c.CommandPath())
