@@ -31,6 +31,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/config"
 	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -181,9 +182,36 @@ func checkCredentials(ctx context.Context, cfg aws.Config) error {
 		return fmt.Errorf("%w: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE", ErrNoCredentials)
 	}
 	if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+		if !credentialsConfigured() {
+			// Nothing was set up: the chain's detail (down to the
+			// instance-metadata probe) only says so at length.
+			return fmt.Errorf("%w: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE", ErrNoCredentials)
+		}
 		return fmt.Errorf("%w: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (%v)", ErrNoCredentials, err)
 	}
 	return nil
+}
+
+// credentialsConfigured reports whether anything the SDK's default chain
+// reads first was set: the key or profile variables, or a shared
+// credentials or config file. When one was, why it failed is worth
+// printing.
+func credentialsConfigured() bool {
+	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"} {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	for v, def := range map[string]string{"AWS_SHARED_CREDENTIALS_FILE": config.DefaultSharedCredentialsFilename(), "AWS_CONFIG_FILE": config.DefaultSharedConfigFilename()} {
+		f := os.Getenv(v)
+		if f == "" {
+			f = def
+		}
+		if _, err := os.Stat(f); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Endpoint returns the base URL requests go to, e.g. http://127.0.0.1:8333.
