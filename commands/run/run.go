@@ -126,8 +126,8 @@ lifecycle configuration: the pass reads FILE in place of BUCKET's stored
 configuration, through the same parser and engine, and reports what it
 would do; nothing is written. A candidate the parser rejects is reported
 as a rejected stored configuration is (exit 4); 'ilmctl rules check FILE'
-checks one alone. --rules without --dry-run, or for a bucket the filer
-does not have, is a usage error.
+checks one alone. --rules without --dry-run is a usage error (exit 2);
+for a bucket the filer does not have, an error (exit 1).
 
 Several hosts: --shard-index I/N makes this host I of N running the same
 command. It tries every shard's lease, starting at its own block of
