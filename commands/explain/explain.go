@@ -83,18 +83,18 @@ Exit codes: 0 ok; 1 error (no such bucket or version, unreadable filer);
 2 bad flags; 4 the --rules candidate for --bucket was rejected (the
 explanation says so, as for a rejected stored configuration).`,
 		Example: `  # Why is this object still here?
-  ilmctl explain --bucket logs --key app/2026-01-01.log
+  ilmctl explain --bucket logs --key app/old.log
 
   # One version, as a pass on New Year's Day would see it
-  ilmctl explain --bucket logs --key app/a.log --version-id v1 \
+  ilmctl explain --bucket logs --key app/batch.log --version-id a01 \
       --now 2027-01-01T00:00:00Z
 
   # What a candidate configuration would do to this object
-  ilmctl explain --bucket logs --key app/a.log \
+  ilmctl explain --bucket logs --key app/old.log \
       --rules logs=testdata/rules/accepted.xml
 
   # Every due verdict, for a script
-  ilmctl explain --bucket logs --key app/a.log -o json |
+  ilmctl explain --bucket logs --key app/old.log -o json |
       jq '.versions[].verdicts[] | select(.outcome=="due")'
 
   # A live SeaweedFS filer, or any S3 endpoint (cursors in --state)
