@@ -58,6 +58,9 @@ const TempDir = ".ilmctl-tmp"
 // false zero (docs/design/ilm-records.md#incomplete-scans).
 func NewDir(root, name string) (*Dir, error) {
 	real, err := filepath.EvalSymlinks(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, noDirError{}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open metadata dir %q: %w", root, err)
 	}
@@ -70,6 +73,16 @@ func NewDir(root, name string) (*Dir, error) {
 	}
 	return &Dir{root: real, name: name}, nil
 }
+
+// noDirError is a pool directory that does not exist: a mistyped path,
+// most likely. It is fs.ErrNotExist.
+type noDirError struct{}
+
+func (noDirError) Error() string {
+	return "no such directory; check the path (a pool's metadata directory, or s3://bucket[/prefix])"
+}
+
+func (noDirError) Unwrap() error { return fs.ErrNotExist }
 
 // Name returns the pool URL.
 func (d *Dir) Name() string { return d.name }

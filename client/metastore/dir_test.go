@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -171,6 +172,28 @@ func TestDirSymlinkedRoot(t *testing.T) {
 		}
 		if b, _, err := d.Get(ctx, got[0]); err != nil || string(b) != "one" {
 			t.Errorf("%s: get %s: %q %v", c.root, got[0], b, err)
+		}
+	}
+}
+
+// A pool directory that does not exist is one short line naming the fix,
+// still fs.ErrNotExist; a file where a directory should be says so.
+func TestNewDirMissingOrNotADirectory(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, want string
+		notExist   bool
+	}{
+		{filepath.Join(root, "missing"), "no such directory; check the path (a pool's metadata directory, or s3://bucket[/prefix])", true},
+		{file, `metadata dir "` + file + `" is not a directory`, false},
+	} {
+		_, err := NewDir(tc.path, "dir:test")
+		if err == nil || err.Error() != tc.want || errors.Is(err, fs.ErrNotExist) != tc.notExist {
+			t.Errorf("NewDir(%s) = %v, want %q (not-exist %v)", tc.path, err, tc.want, tc.notExist)
 		}
 	}
 }
