@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/spf13/cobra"
 )
 
@@ -66,4 +67,27 @@ func columns(l string) int {
 		n++
 	}
 	return n
+}
+
+// 'ilmctl help TOPIC' is a command's help; a topic that names no command
+// is a usage error on one line, as a typo'd command is, not the root's
+// help and exit 0.
+func TestHelpTopic(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		stdoutHead string
+		stderr     string
+	}{
+		{[]string{"help", "run"}, 0, "Run one S3 lifecycle pass against a filer and exit", ""},
+		{[]string{"help", "journal", "ls"}, 0, "ls scans every pool under ilm/", ""},
+		{[]string{"help", "bogus"}, cmdutil.ExitUsage, "", "ilmctl: no help topic \"bogus\": not an ilmctl command (see 'ilmctl --help')\n"},
+		{[]string{"help", "run", "bogus"}, cmdutil.ExitUsage, "", "ilmctl: no help topic \"run bogus\": not an ilmctl command (see 'ilmctl --help')\n"},
+	} {
+		stdout, stderr, code := execute(t, tc.args...)
+		if code != tc.code || !strings.HasPrefix(stdout, tc.stdoutHead) || (tc.code != 0 && stdout != "") || stderr != tc.stderr {
+			t.Errorf("%v: exit %d, stdout %.60q, stderr %q; want exit %d, stdout starting %q, stderr %q",
+				tc.args, code, stdout, stderr, tc.code, tc.stdoutHead, tc.stderr)
+		}
+	}
 }

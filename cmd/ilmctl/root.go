@@ -47,6 +47,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usage("%s (see '%s --help')", flagError(err), c.CommandPath())
 	})
+	root.SetHelpCommand(newHelpCommand())
 	cmdutil.Group(root)
 	cmdutil.WrapHelp(root)
 	root.AddCommand(runcmd.NewCommand(), explaincmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), reconcilecmd.NewCommand(), recoverycmd.NewCommand(), rulescmd.NewCommand())
@@ -106,4 +107,24 @@ func flagError(err error) string {
 		return err.Error()
 	}
 	return fmt.Sprintf("--%s %q is not %s", f.Name, bad.GetValue(), want)
+}
+
+// newHelpCommand is 'ilmctl help [command]': cobra's, except that a topic
+// that names no command is a usage error (exit 2), not the root's help
+// and exit 0, as a typo'd command is.
+func newHelpCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help for any command: 'ilmctl help run' is 'ilmctl run --help'.",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				return cmdutil.Usage("no help topic %q: not an ilmctl command (see 'ilmctl --help')", strings.Join(args, " "))
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			return cmd.Help()
+		},
+	}
 }
