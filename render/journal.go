@@ -40,9 +40,16 @@ func summarizeJournal(rows []journal.Record) []journalSummaryRow {
 	return out
 }
 
+// recordAge is the AGE column: how long before the classification clock
+// the record was written; "future" for one written after it (a --now
+// earlier than the record's files; -o json keeps the negative
+// age_seconds).
 func recordAge(r journal.Record) string {
-	if r.AgeSeconds == nil {
+	switch {
+	case r.AgeSeconds == nil:
 		return "-"
+	case *r.AgeSeconds < 0:
+		return "future"
 	}
 	return Duration(time.Duration(*r.AgeSeconds) * time.Second)
 }
