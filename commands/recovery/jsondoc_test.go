@@ -15,16 +15,7 @@ import (
 func TestJSONDocumentOnError(t *testing.T) {
 	a, b, _ := setup(t)
 	metas := []string{"--meta", a, "--meta", b}
-	out, _, code := run(t, append([]string{"scan", "-o", "json"}, metas...)...)
-	if code != 0 {
-		t.Fatalf("scan: %d", code)
-	}
-	var id string
-	for _, it := range mustJSON(t, out)["items"].([]any) {
-		if m := it.(map[string]any); m["source_path"] == v1Path {
-			id = m["control_id"].(string)
-		}
-	}
+	id := v1ControlID(t, metas)
 	receipt := filepath.Join(t.TempDir(), "receipt.json")
 	if _, errs, code := run(t, append([]string{"inspect", id, "--receipt-out", receipt}, metas...)...); code != 0 {
 		t.Fatalf("inspect: %s", errs)

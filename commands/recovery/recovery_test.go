@@ -125,26 +125,30 @@ func auditLines(t *testing.T, stderr string) []map[string]any {
 	return out
 }
 
+// v1ControlID scans the pools and returns the control ID of the v1
+// journal (v1Path), failing the test when the scan fails or lists none.
+func v1ControlID(t *testing.T, metas []string) string {
+	t.Helper()
+	out, _, code := run(t, append([]string{"scan", "-o", "json"}, metas...)...)
+	if code != 0 {
+		t.Fatalf("scan exit %d\n%s", code, out)
+	}
+	for _, it := range mustJSON(t, out)["items"].([]any) {
+		if m := it.(map[string]any); m["source_path"] == v1Path {
+			return m["control_id"].(string)
+		}
+	}
+	t.Fatal("no control for the v1 journal")
+	return ""
+}
+
 // TestOperatorFlow walks scan, ls, inspect, export, abandon (dry run,
 // half-confirmed, executed, re-run) on dir: pools.
 func TestOperatorFlow(t *testing.T) {
 	a, b, rec := setup(t)
 	metas := []string{"--meta", a, "--meta", b}
-	out, _, code := run(t, append([]string{"scan", "-o", "json"}, metas...)...)
-	if code != 0 {
-		t.Fatalf("scan exit %d\n%s", code, out)
-	}
-	var id string
-	for _, it := range mustJSON(t, out)["items"].([]any) {
-		m := it.(map[string]any)
-		if m["source_path"] == v1Path {
-			id = m["control_id"].(string)
-		}
-	}
-	if id == "" {
-		t.Fatal("no control for the v1 journal")
-	}
-	out, _, code = run(t, append([]string{"ls", "-o", "json", "--classification", "retained_ambiguous"}, metas...)...)
+	id := v1ControlID(t, metas)
+	out, _, code := run(t, append([]string{"ls", "-o", "json", "--classification", "retained_ambiguous"}, metas...)...)
 	if code != 0 || !strings.Contains(out, id) {
 		t.Fatalf("ls: %d\n%s", code, out)
 	}

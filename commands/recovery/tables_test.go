@@ -27,16 +27,7 @@ var wallTimes = regexp.MustCompile(`[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}
 func TestOperatorTablesGolden(t *testing.T) {
 	a, b, _ := setup(t)
 	metas := []string{"--meta", a, "--meta", b}
-	out, _, code := run(t, append([]string{"scan", "-o", "json"}, metas...)...)
-	if code != 0 {
-		t.Fatalf("scan exit %d\n%s", code, out)
-	}
-	var id string
-	for _, it := range mustJSON(t, out)["items"].([]any) {
-		if m := it.(map[string]any); m["source_path"] == v1Path {
-			id = m["control_id"].(string)
-		}
-	}
+	id := v1ControlID(t, metas)
 	// Receipts and exports are written here, so the tables name them by
 	// a relative path that does not move with the temporary directory.
 	pkg, _ := os.Getwd()
