@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,8 +13,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
@@ -263,17 +260,7 @@ func (f *bucketS3) deleteObjects(w http.ResponseWriter, r *http.Request) {
 // bucketStore opens a Store on f with bucket "b" described.
 func bucketStore(t *testing.T, f *bucketS3, info *bucketInfo, now time.Time) *Store {
 	t.Helper()
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	st, err := Open(context.Background(), strings.TrimPrefix(srv.URL, "http://"), Options{
-		PathStyle: true, State: t.TempDir(), Clock: func() time.Time { return now },
-		Credentials: credentials.NewStaticCredentialsProvider("id", "secret", ""),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.buckets["b"] = info
-	return st
+	return storeOn(t, f, info, now)
 }
 
 // request is a DeleteRequest for version id of key as f lists it now.

@@ -188,7 +188,14 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // fakeStore opens a Store on f with bucket "b" already described.
 func fakeStore(t *testing.T, f *fakeS3, info *bucketInfo, now time.Time) *Store {
 	t.Helper()
-	srv := httptest.NewServer(f)
+	return storeOn(t, f, info, now)
+}
+
+// storeOn opens a Store on the S3 server h, with bucket "b" described as
+// info when it is not nil.
+func storeOn(t *testing.T, h http.Handler, info *bucketInfo, now time.Time) *Store {
+	t.Helper()
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	st, err := Open(context.Background(), strings.TrimPrefix(srv.URL, "http://"), Options{
 		PathStyle: true, State: t.TempDir(), Clock: func() time.Time { return now },
