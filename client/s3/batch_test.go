@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -670,11 +671,11 @@ func TestBatchWaitsForMinBatch(t *testing.T) {
 	st := bucketStore(t, f, &bucketInfo{}, now)
 	st.batchETag.Store(true)
 	inFirst, release := make(chan struct{}), make(chan struct{})
+	var sent atomic.Bool
 	st.batch.beforeDelete = func(string, []string) {
-		select {
-		case inFirst <- struct{}{}:
+		if sent.CompareAndSwap(false, true) { // a's batch; later ones go on
+			inFirst <- struct{}{}
 			<-release
-		default: // a later batch
 		}
 	}
 	var wg sync.WaitGroup
