@@ -310,10 +310,18 @@ func TestVersionAndCompletion(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ilmctl version") {
 		t.Errorf("--version: %d %q", code, out)
 	}
-	for _, sh := range []string{"bash", "zsh", "fish"} {
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
 		out, _, code := execute(t, "completion", sh)
 		if code != 0 || !strings.Contains(out, "ilmctl") {
 			t.Errorf("completion %s: exit %d", sh, code)
+		}
+	}
+	// No shell, or one without a script, is a usage error naming the
+	// shells, and writes nothing a script could install.
+	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}} {
+		out, errOut, code := execute(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "bash, fish, powershell, zsh") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, nothing on stdout, the shells named", args, code, out, errOut)
 		}
 	}
 }

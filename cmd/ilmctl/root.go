@@ -51,6 +51,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage,
 	cmdutil.Group(root)
 	cmdutil.WrapHelp(root)
 	root.AddCommand(runcmd.NewCommand(), explaincmd.NewCommand(), filercmd.NewCommand(), journalcmd.NewCommand(), decomcmd.NewCommand(), reconcilecmd.NewCommand(), recoverycmd.NewCommand(), rulescmd.NewCommand())
+	strictCompletion(root)
 	return root
 }
 
@@ -126,5 +127,57 @@ func newHelpCommand() *cobra.Command {
 			cmd.InitDefaultVersionFlag()
 			return cmd.Help()
 		},
+	}
+}
+
+// strictCompletion makes cobra's 'ilmctl completion' with no shell, or one
+// it has no script for, a usage error (exit 2) naming the shells, instead
+// of its help and exit 0: a script piping it into a file would otherwise
+// install the help text as a completion script.
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sh := range c.Commands() {
+			shells = append(shells, sh.Name())
+			sh.RunE = completionScript(sh.Name())
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmdutil.Usage("name a shell: %s (see 'ilmctl completion --help')", strings.Join(shells, ", "))
+			}
+			return cmdutil.Usage("no completion script for %q: the shells are %s", args[0], strings.Join(shells, ", "))
+		}
+	}
+}
+
+// completionScript writes shell's script to the command's output as it is
+// when the command runs (cobra's own binds the output the root had when
+// the completion command was made, before SetOut).
+func completionScript(shell string) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, _ []string) error {
+		noDesc, _ := c.Flags().GetBool("no-descriptions")
+		root, out := c.Root(), c.OutOrStdout()
+		switch shell {
+		case "bash":
+			return root.GenBashCompletionV2(out, !noDesc)
+		case "zsh":
+			if noDesc {
+				return root.GenZshCompletionNoDesc(out)
+			}
+			return root.GenZshCompletion(out)
+		case "fish":
+			return root.GenFishCompletion(out, !noDesc)
+		case "powershell":
+			if noDesc {
+				return root.GenPowerShellCompletion(out)
+			}
+			return root.GenPowerShellCompletionWithDesc(out)
+		}
+		return cmdutil.Usage("no completion script for %q", shell)
 	}
 }
