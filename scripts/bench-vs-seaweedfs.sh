@@ -39,7 +39,12 @@
 #    bench-newer it may keep a third noncurrent version or remove the
 #    second-newest; it keeps aged objects retagged into bench-tags'
 #    filter), prints each count, and fails on any other difference.
-# 7. The floor of each of ilmctl's passes: server C started on a copy of
+# 7. Two quiet days: two more passes of each with no churn before them,
+#    measured and compared the same way, with the versions each changed:
+#    what a daily pass costs once the cold pass's own deletes have been
+#    replayed. Prints ilmctl's CPU over SeaweedFS's for each, and for the
+#    daily pass and the quiet days together.
+# 8. The floor of each of ilmctl's passes: server C started on a copy of
 #    the data the pass began from, and scripts/floor sending it exactly the
 #    LifecycleDelete calls of the pass's -o jsonl, with the same
 #    concurrency and no reads; its client + server CPU is what the deletes
@@ -346,6 +351,17 @@ floor_of() {
 	srv c reset
 }
 
+# list_both LABEL: both servers listed into $DIR/LABEL-a.txt and
+# $DIR/LABEL-b.txt, each started for it and stopped after.
+list_both() {
+	srv a start
+	srv b start
+	"$SEED" list -s3 "127.0.0.1:$A_S3" -scale "$SCALE" >"$DIR/$1-a.txt" || die "listing A failed"
+	"$SEED" list -s3 "127.0.0.1:$B_S3" -scale "$SCALE" >"$DIR/$1-b.txt" || die "listing B failed"
+	srv a stop
+	srv b stop
+}
+
 # Phase 1: the cold pass of each.
 sw_pass cold
 ilm_pass cold
@@ -385,13 +401,25 @@ cp -a "$DIR/server-b/data" "$DIR/floor-daily"
 
 sw_pass daily
 ilm_pass daily
+list_both daily
 
-srv a start
-srv b start
-"$SEED" list -s3 "127.0.0.1:$A_S3" -scale "$SCALE" >"$DIR/daily-a.txt" || die "listing A failed"
-"$SEED" list -s3 "127.0.0.1:$B_S3" -scale "$SCALE" >"$DIR/daily-b.txt" || die "listing B failed"
-srv a stop
-srv b stop
+# Phase 3: two quiet days. Two more passes of each with no churn before
+# them: what a daily pass costs once the cold pass's own deletes have been
+# replayed, and with nothing new. Each day's sets are compared as the
+# daily pass's are.
+QUIET_DAYS="quiet1 quiet2"
+prev=daily
+for label in $QUIET_DAYS; do
+	sw_pass "$label"
+	ilm_pass "$label"
+	list_both "$label"
+	printf -v "CHANGED_A_$label" '%s' "$(LC_ALL=C comm -3 <(ident "$DIR/$prev-a.txt") <(ident "$DIR/$label-a.txt") | wc -l)"
+	printf -v "CHANGED_B_$label" '%s' "$(LC_ALL=C comm -3 <(ident "$DIR/$prev-b.txt") <(ident "$DIR/$label-b.txt") | wc -l)"
+	out=$("$SEED" compare -scale "$SCALE" "$DIR/$label-a.txt" "$DIR/$label-b.txt") ||
+		die "after the $label passes SeaweedFS (A) and ilmctl (B) left sets that differ beyond the named differences ($DIR/$label-a.txt, $DIR/$label-b.txt)"
+	printf -v "CMP_$label" '%s' "$out"
+	prev=$label
+done
 DAILY_LEFT=$(wc -l <"$DIR/daily-b.txt")
 DAILY_REMOVED=$(LC_ALL=C comm -23 <(ident "$DIR/churned-b.txt") <(ident "$DIR/daily-b.txt") | wc -l)
 DAILY_ADDED=$(LC_ALL=C comm -13 <(ident "$DIR/churned-b.txt") <(ident "$DIR/daily-b.txt") | wc -l)
@@ -399,13 +427,19 @@ DAILY_ADDED=$(LC_ALL=C comm -13 <(ident "$DIR/churned-b.txt") <(ident "$DIR/dail
 # counts each and fails on any other.
 CMP=$("$SEED" compare -scale "$SCALE" "$DIR/daily-a.txt" "$DIR/daily-b.txt") ||
 	die "after the daily passes SeaweedFS (A) and ilmctl (B) left sets that differ beyond the named differences ($DIR/daily-a.txt, $DIR/daily-b.txt)"
-named() { tr ' ' '\n' <<<"$CMP" | sed -n "s/^$1=//p"; }
+# named NAME [LABEL]: the count of a named difference after the daily
+# passes, or after the LABEL passes.
+named() {
+	local v=CMP
+	[ -z "${2:-}" ] || v="CMP_$2"
+	tr ' ' '\n' <<<"${!v}" | sed -n "s/^$1=//p"
+}
 
 floor_of cold "$DIR/floor-cold"
 floor_of daily "$DIR/floor-daily"
 
 if [ "$PROFILE" = 1 ]; then
-	for label in cold daily; do
+	for label in cold daily $QUIET_DAYS; do
 		log "ilmctl $label CPU profile: $DIR/ilmctl-$label.pprof (go tool pprof -top $DIR/bin/benchseed $DIR/ilmctl-$label.pprof)"
 		go tool pprof -top -nodecount=25 "$SEED" "$DIR/ilmctl-$label.pprof" 2>/dev/null | sed -n '1,32p' >&2 || true
 	done
@@ -418,6 +452,37 @@ SW_CPU_cold=$(total "$SW_CLIENT_cold" "$SW_SERVER_cold")
 SW_CPU_daily=$(total "$SW_CLIENT_daily" "$SW_SERVER_daily")
 ILM_CPU_cold=$(total "$ILM_CLIENT_cold" "$ILM_SERVER_cold")
 ILM_CPU_daily=$(total "$ILM_CLIENT_daily" "$ILM_SERVER_daily")
+# get NAME: the value of the variable named NAME.
+get() { printf '%s' "${!1}"; }
+SW_DAYS=$SW_CPU_daily
+ILM_DAYS=$ILM_CPU_daily
+for label in $QUIET_DAYS; do
+	printf -v "SW_CPU_$label" '%s' "$(total "$(get "SW_CLIENT_$label")" "$(get "SW_SERVER_$label")")"
+	printf -v "ILM_CPU_$label" '%s' "$(total "$(get "ILM_CLIENT_$label")" "$(get "ILM_SERVER_$label")")"
+	SW_DAYS=$(total "$SW_DAYS" "$(get "SW_CPU_$label")")
+	ILM_DAYS=$(total "$ILM_DAYS" "$(get "ILM_CPU_$label")")
+done
+# quiet_report LABEL: what one quiet day printed, as the daily pass's.
+quiet_report() {
+	local l=$1
+	cat <<REPORT
+$l:    no churn; versions changed since the day before:
+           $(get "CHANGED_A_$l") by SeaweedFS's worker, $(get "CHANGED_B_$l") by ilmctl; where the worker
+           parts from AWS: $(named newer_kept "$l") bench-newer keys with a third noncurrent
+           version kept, $(named newer_removed "$l") with the second-newest removed, $(named tag_kept "$l")
+           retagged bench-tags objects kept
+seaweedfs: $(get "SW_SECS_$l")s  cpu: weed shell $(get "SW_CLIENT_$l")s, weed server $(get "SW_SERVER_$l")s
+           load average at start $(get "SW_LOAD_$l")
+           RPCs (to the filer and the S3 gateway):
+$(rpcs "$DIR/seaweedfs-$l-filer.rpc" "$DIR/seaweedfs-$l-s3.rpc")
+ilmctl:    $(get "ILM_SECS_$l")s  cpu: ilmctl $(get "ILM_CLIENT_$l")s, weed server $(get "ILM_SERVER_$l")s
+           load average at start $(get "ILM_LOAD_$l")
+           RPCs:
+$(rpcs "$DIR/ilmctl-$l.log")
+ratios:    $(ratio "$(get "ILM_CPU_$l")" "$(get "SW_CPU_$l")")  ilmctl / seaweedfs, client + server CPU
+
+REPORT
+}
 # fine LABEL: a note when that floor is a few of /proc's 10 ms CPU ticks.
 fine() {
 	local v="FLOOR_$1"
@@ -473,4 +538,12 @@ ratios:    $(ratio "$ILM_CPU_daily" "$SW_CPU_daily")  ilmctl / seaweedfs, client
            $(ratio "$ILM_CPU_daily" "$FLOOR_daily")  ilmctl / floor, client + server CPU (goal <= 1.50)
            $(ratio "$SW_CPU_daily" "$FLOOR_daily")  seaweedfs / floor, client + server CPU
 $(fine daily)
+EOF
+for label in $QUIET_DAYS; do
+	quiet_report "$label"
+done
+cat <<EOF
+the days:  the daily pass and the quiet days together, client + server CPU:
+           SeaweedFS's worker ${SW_DAYS}s, ilmctl ${ILM_DAYS}s
+ratios:    $(ratio "$ILM_DAYS" "$SW_DAYS")  ilmctl / seaweedfs, the three days together
 EOF
