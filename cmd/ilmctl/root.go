@@ -148,9 +148,9 @@ func strictCompletion(root *cobra.Command) {
 		c.Args = cobra.ArbitraryArgs
 		c.RunE = func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return cmdutil.Usage("name a shell: %s (see 'ilmctl completion --help')", strings.Join(shells, ", "))
+				return cmdutil.Usage("completion needs a shell: %s", strings.Join(shells, ", "))
 			}
-			return cmdutil.Usage("no completion script for %q: the shells are %s", args[0], strings.Join(shells, ", "))
+			return cmdutil.Usage("no completion script for %q; the shells: %s", args[0], strings.Join(shells, ", "))
 		}
 	}
 }
