@@ -178,18 +178,20 @@ func checkAddr(addr string) error {
 func checkCredentials(ctx context.Context, cfg aws.Config) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	const fix = "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE"
 	if cfg.Credentials == nil {
-		return fmt.Errorf("%w: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE", ErrNoCredentials)
+		return fmt.Errorf("%w: %s", ErrNoCredentials, fix)
 	}
-	if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
-		if !credentialsConfigured() {
-			// Nothing was set up: the chain's detail (down to the
-			// instance-metadata probe) only says so at length.
-			return fmt.Errorf("%w: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE", ErrNoCredentials)
-		}
-		return fmt.Errorf("%w: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (%v)", ErrNoCredentials, err)
+	_, err := cfg.Credentials.Retrieve(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case !credentialsConfigured():
+		// Nothing was set up: the chain's detail (down to the
+		// instance-metadata probe) only says so at length.
+		return fmt.Errorf("%w: %s", ErrNoCredentials, fix)
 	}
-	return nil
+	return fmt.Errorf("%w: %s (%v)", ErrNoCredentials, fix, err)
 }
 
 // credentialsConfigured reports whether anything the SDK's default chain
