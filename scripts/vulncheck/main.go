@@ -20,8 +20,9 @@
 // check for a required module. A called vulnerability in the standard
 // library belongs to the Go toolchain that builds the binary, not to
 // go.mod; -stdlib=fail (the Makefile's default) fails on it too,
-// -stdlib=report prints it and passes. Findings in packages imported or modules required, but not called,
-// are counted on one line (govulncheck -show verbose lists them).
+// -stdlib=report prints it and passes. Findings in packages imported or
+// modules required, but not called, are counted on one line (govulncheck
+// -show verbose lists them).
 package main
 
 import (
