@@ -538,6 +538,7 @@ ratios:    $(ratio "$ILM_CPU_daily" "$SW_CPU_daily")  ilmctl / seaweedfs, client
            $(ratio "$ILM_CPU_daily" "$FLOOR_daily")  ilmctl / floor, client + server CPU (goal <= 1.50)
            $(ratio "$SW_CPU_daily" "$FLOOR_daily")  seaweedfs / floor, client + server CPU
 $(fine daily)
+
 EOF
 for label in $QUIET_DAYS; do
 	quiet_report "$label"
