@@ -23,7 +23,7 @@ var agreeFixture = map[string]any{"buckets": []any{
 		`<Rule><Filter><And><Prefix>t/</Prefix><Tag><Key>env</Key><Value>dev</Value></Tag><Tag><Key>team</Key><Value>x</Value></Tag></And></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule>` +
 		`<Rule><ID>small</ID><Filter><ObjectSizeLessThan>50</ObjectSizeLessThan></Filter><Status>Enabled</Status><Expiration><Days>5</Days></Expiration></Rule>` +
 		`<Rule><ID>date</ID><Filter><Prefix>d/</Prefix></Filter><Status>Enabled</Status><Expiration><Date>2026-10-01T00:00:00Z</Date></Expiration></Rule>` +
-		`<Rule><ID>nnv2</ID><Filter><Prefix>n/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NewerNoncurrentVersions>2</NewerNoncurrentVersions></NoncurrentVersionExpiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>2</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>` +
+		`<Rule><ID>nnv2</ID><Filter><Prefix>n/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays><NewerNoncurrentVersions>2</NewerNoncurrentVersions></NoncurrentVersionExpiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>2</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>` +
 		`<Rule><ID>tier</ID><Filter><Prefix>a/</Prefix></Filter><Status>Enabled</Status><Transition><Days>30</Days><StorageClass>GLACIER</StorageClass></Transition></Rule>` +
 		`<Rule><ID>mpu-tag</ID><Filter><Tag><Key>k</Key><Value>v</Value></Tag></Filter><Status>Enabled</Status><AbortIncompleteMultipartUpload><DaysAfterInitiation>1</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>` +
 		`</LifecycleConfiguration>`,

@@ -125,3 +125,29 @@ func explainVerdict(t *testing.T, out, rule string) string {
 	}
 	return strings.Join(got, "; ")
 }
+
+// NewerNoncurrentVersions without NoncurrentDays is a configuration S3
+// rejects (InvalidArgument), so under S3 nothing expires by it; MinIO
+// would remove every version beyond the count at once. A pass rejects the
+// bucket's configuration, exits 4 and deletes nothing, however old the
+// versions beyond the count are.
+func TestNewerNoncurrentWithoutDaysDeletesNothing(t *testing.T) {
+	dir := loadFixture(t, map[string]any{"buckets": []any{
+		map[string]any{"name": "logs", "versioning": "Enabled", "lifecycle_xml": lc +
+			`<Rule><ID>keep1</ID><Filter></Filter><Status>Enabled</Status><NoncurrentVersionExpiration>` +
+			`<NewerNoncurrentVersions>1</NewerNoncurrentVersions>` +
+			`</NoncurrentVersionExpiration></Rule></LifecycleConfiguration>`,
+			"objects": []any{obj("web/g",
+				ver("v1", "2026-01-01T00:00:00Z", 10), ver("v2", "2026-01-02T00:00:00Z", 10),
+				ver("v3", "2026-01-03T00:00:00Z", 10), ver("v4", "2026-01-04T00:00:00Z", 10))},
+		}}})
+	_, stderr, code := execute(t, "run", "-runtime", "60m", "--filer", dir, "--now", "2026-03-18T00:00:00Z")
+	const want = `InvalidArgument: rule "keep1": 'NoncurrentDays' for NoncurrentVersionExpiration action must be a positive integer`
+	if code != 4 || !strings.Contains(stderr, "bucket logs: lifecycle configuration rejected, no action taken on it: "+want) {
+		t.Errorf("run: exit %d, stderr %q; want exit 4 naming %q", code, stderr, want)
+	}
+	wantLeft := []string{"logs/web/g@v1", "logs/web/g@v2", "logs/web/g@v3", "logs/web/g@v4"}
+	if diff := cmp.Diff(wantLeft, remaining(t, dir)); diff != "" {
+		t.Errorf("remaining (-want +got):\n%s", diff)
+	}
+}

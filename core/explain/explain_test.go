@@ -281,9 +281,9 @@ func TestExplainGoneUpload(t *testing.T) {
 // --walker-interval of its last walk), a replayed one by replaying the
 // event that triggers it.
 func TestExplainNextPass(t *testing.T) {
-	doc := `<LifecycleConfiguration><Rule><ID>nnv</ID><Filter><Prefix>n/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NewerNoncurrentVersions>1</NewerNoncurrentVersions></NoncurrentVersionExpiration></Rule>` +
+	doc := `<LifecycleConfiguration><Rule><ID>nnv</ID><Filter><Prefix>n/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays><NewerNoncurrentVersions>1</NewerNoncurrentVersions></NoncurrentVersionExpiration></Rule>` +
 		`<Rule><ID>nc</ID><Filter><Prefix>a/</Prefix></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>` +
-		`<Rule><ID>nc-n</ID><Filter><And><Prefix>n/</Prefix><Tag><Key>old</Key><Value>yes</Value></Tag></And></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule></LifecycleConfiguration>`
+		`<Rule><ID>nc-n</ID><Filter><And><Prefix>n/</Prefix><Tag><Key>old</Key><Value>yes</Value></Tag></And></Filter><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>2</NoncurrentDays></NoncurrentVersionExpiration></Rule></LifecycleConfiguration>`
 	parsed, err := lifecycle.Parse([]byte(doc))
 	if err != nil {
 		t.Fatal(err)

@@ -752,11 +752,20 @@ func (e *xmlExpiration) validate(ref ruleRef, rule *Rule) error {
 }
 
 // validate checks a NoncurrentVersionExpiration: NoncurrentDays (days since
-// the version became noncurrent, > 0) and/or NewerNoncurrentVersions
-// (versions to retain, 1..100), per the AWS NoncurrentVersionExpiration docs.
+// the version became noncurrent, > 0) and, optionally,
+// NewerNoncurrentVersions (versions to retain, 1..100), per the AWS
+// NoncurrentVersionExpiration docs ("The value must be a non-zero positive
+// integer"). NewerNoncurrentVersions alone is rejected as S3 rejects it
+// (InvalidArgument: 'NoncurrentDays' for NoncurrentVersionExpiration action
+// must be a positive integer), so nothing expires under it; MinIO accepts
+// it and expires the versions beyond the count at once, which deletes
+// what S3 keeps.
 func (n *xmlNoncurrentVersionExpiration) validate(ref ruleRef, rule *Rule) error {
 	if !n.NoncurrentDays.set && !n.NewerNoncurrentVersions.set {
-		return ref.errorf(CodeMalformedXML, "<NoncurrentVersionExpiration> needs NoncurrentDays or NewerNoncurrentVersions")
+		return ref.errorf(CodeMalformedXML, "<NoncurrentVersionExpiration> needs NoncurrentDays")
+	}
+	if !n.NoncurrentDays.set {
+		return ref.errorf(CodeInvalidArgument, "'NoncurrentDays' for NoncurrentVersionExpiration action must be a positive integer (NewerNoncurrentVersions needs it)")
 	}
 	var err error
 	if n.NoncurrentDays.set {

@@ -92,9 +92,12 @@ var invalidCases = []invalidCase{
 
 	// Noncurrent and multipart actions.
 	{"noncurrent days zero", fixtureDoc(fixtureRule(`<NoncurrentVersionExpiration><NoncurrentDays>0</NoncurrentDays></NoncurrentVersionExpiration>`)), CodeInvalidArgument, `rule "r1"`, "NoncurrentDays"},
-	{"noncurrent empty", fixtureDoc(fixtureRule(`<NoncurrentVersionExpiration></NoncurrentVersionExpiration>`)), CodeMalformedXML, `rule "r1"`, "NoncurrentDays or NewerNoncurrentVersions"},
+	{"noncurrent empty", fixtureDoc(fixtureRule(`<NoncurrentVersionExpiration></NoncurrentVersionExpiration>`)), CodeMalformedXML, `rule "r1"`, "needs NoncurrentDays"},
 	{"newer noncurrent over 100", fixtureDoc(fixtureRule(`<NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays><NewerNoncurrentVersions>101</NewerNoncurrentVersions></NoncurrentVersionExpiration>`)), CodeInvalidArgument, `rule "r1"`, "between 1 and 100"},
-	{"newer noncurrent zero", fixtureDoc(fixtureRule(`<NoncurrentVersionExpiration><NewerNoncurrentVersions>0</NewerNoncurrentVersions></NoncurrentVersionExpiration>`)), CodeInvalidArgument, `rule "r1"`, "between 1 and 100"},
+	{"newer noncurrent zero", fixtureDoc(fixtureRule(`<NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays><NewerNoncurrentVersions>0</NewerNoncurrentVersions></NoncurrentVersionExpiration>`)), CodeInvalidArgument, `rule "r1"`, "between 1 and 100"},
+	// S3 rejects NewerNoncurrentVersions without NoncurrentDays, so under
+	// it nothing expires; MinIO would expire the excess versions at once.
+	{"newer noncurrent without noncurrent days", fixtureDoc(fixtureRule(`<NoncurrentVersionExpiration><NewerNoncurrentVersions>3</NewerNoncurrentVersions></NoncurrentVersionExpiration>`)), CodeInvalidArgument, `rule "r1"`, "'NoncurrentDays' for NoncurrentVersionExpiration action must be a positive integer"},
 	{"abort days zero", fixtureDoc(fixtureRule(`<AbortIncompleteMultipartUpload><DaysAfterInitiation>0</DaysAfterInitiation></AbortIncompleteMultipartUpload>`)), CodeInvalidArgument, `rule "r1"`, "DaysAfterInitiation"},
 	{"abort days missing", fixtureDoc(fixtureRule(`<AbortIncompleteMultipartUpload></AbortIncompleteMultipartUpload>`)), CodeMalformedXML, `rule "r1"`, "DaysAfterInitiation"},
 	{"no action", fixtureDoc(fixtureRule(``)), CodeInvalidRequest, `rule "r1"`, "at least one action"},
@@ -231,11 +234,6 @@ var validCases = []validCase{
 			`<NoncurrentVersionExpiration><NoncurrentDays>7</NoncurrentDays><NewerNoncurrentVersions>3</NewerNoncurrentVersions></NoncurrentVersionExpiration>` +
 			`<AbortIncompleteMultipartUpload><DaysAfterInitiation>2</DaysAfterInitiation></AbortIncompleteMultipartUpload>`)),
 		want: []Rule{{ID: "r1", Enabled: true, ExpiredObjectDeleteMarker: true, NoncurrentDays: 7, NewerNoncurrentVersions: 3, AbortMPUDays: 2}},
-	},
-	{
-		name: "newer noncurrent versions alone",
-		xml:  fixtureDoc(fixtureRule(`<NoncurrentVersionExpiration><NewerNoncurrentVersions>100</NewerNoncurrentVersions></NoncurrentVersionExpiration>`)),
-		want: []Rule{{ID: "r1", Enabled: true, NewerNoncurrentVersions: 100}},
 	},
 	{
 		name: "transition beside expiration is kept, not an action",
