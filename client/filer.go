@@ -96,42 +96,46 @@ func Open(ctx context.Context, spec string, opts Options) (Filer, error) {
 // and a directory spec is not empty. Errors match ErrBadSpec. Whether the
 // filer is there is Open's question.
 func CheckSpec(spec string) error {
-	bad := func(format string, args ...any) error {
-		return &specError{msg: fmt.Sprintf(format, args...)}
+	const forms = "use seaweedfs://HOST:PORT, s3://HOST:PORT or a directory"
+	bad := func(advice, format string, args ...any) error {
+		return &specError{msg: fmt.Sprintf(format, args...), hint: advice}
 	}
 	if addr, ok := strings.CutPrefix(spec, "seaweedfs://"); ok {
 		host, port, err := net.SplitHostPort(addr)
 		if err != nil || host == "" || !validPort(port) {
-			return bad("--filer %q names no SeaweedFS filer: want seaweedfs://host:port with the filer's HTTP port (e.g. seaweedfs://127.0.0.1:8888)", spec)
+			return bad("use the filer's HTTP host:port, e.g. seaweedfs://127.0.0.1:8888", "--filer %q names no SeaweedFS filer", spec)
 		}
 		return nil
 	}
 	if addr, ok := strings.CutPrefix(spec, "s3://"); ok {
 		if addr == "" || strings.ContainsAny(addr, "/?#@ ") {
-			return bad("--filer %q names no S3 endpoint: want s3://host:port (e.g. s3://127.0.0.1:8333)", spec)
+			return bad("use the S3 endpoint's host:port, e.g. s3://127.0.0.1:8333", "--filer %q names no S3 endpoint", spec)
 		}
 		// Without a port the endpoint's scheme default applies.
 		if host, port, err := net.SplitHostPort(addr); err == nil && (host == "" || !validPort(port)) {
-			return bad("--filer %q names no S3 endpoint: want s3://host:port (e.g. s3://127.0.0.1:8333)", spec)
+			return bad("use the S3 endpoint's host:port, e.g. s3://127.0.0.1:8333", "--filer %q names no S3 endpoint", spec)
 		}
 		return nil
 	}
 	switch dir, isDir := strings.CutPrefix(spec, "dir:"); {
 	case spec == "":
-		return bad("empty filer spec: pass --filer with a directory (--filer ./ilmctl-data), seaweedfs://host:port or s3://host:port")
+		return bad(forms, "empty filer spec")
 	case isDir && dir == "":
-		return bad("--filer \"dir:\" names no directory: pass --filer dir:PATH")
+		return bad("pass --filer dir:PATH", "--filer \"dir:\" names no directory")
 	case !isDir && strings.Contains(spec, "://"):
 		scheme, _, _ := strings.Cut(spec, "://")
-		return bad("filer scheme %q not supported: use seaweedfs://host:port, s3://host:port, or a directory for the embedded filer (--filer ./ilmctl-data)", scheme)
+		return bad(forms, "filer scheme %q not supported", scheme)
 	}
 	return nil
 }
 
-// specError is CheckSpec's error: its message alone, matching ErrBadSpec.
-type specError struct{ msg string }
+// specError is CheckSpec's error: what is wrong with the spec, matching
+// ErrBadSpec, and what to pass instead as its hint, printed on a line of
+// its own.
+type specError struct{ msg, hint string }
 
 func (e *specError) Error() string        { return e.msg }
+func (e *specError) Hint() string         { return e.hint }
 func (e *specError) Is(target error) bool { return target == ErrBadSpec }
 
 func validPort(p string) bool {

@@ -27,7 +27,8 @@ func TestOpenSpecs(t *testing.T) {
 	}{
 		{name: "plain path", spec: filepath.Join(tmp, "a"), wantDB: filepath.Join(tmp, "a", "filer.db")},
 		{name: "dir prefix", spec: "dir:" + filepath.Join(tmp, "b"), wantDB: filepath.Join(tmp, "b", "filer.db")},
-		{name: "unknown scheme", spec: "gs://bucket", wantErr: `filer scheme "gs" not supported: use seaweedfs://host:port, s3://host:port`},
+		{name: "unknown scheme", spec: "gs://bucket", wantErr: `filer scheme "gs" not supported`,
+			wantHint: "use seaweedfs://HOST:PORT, s3://HOST:PORT or a directory"},
 		{name: "empty", spec: "", wantErr: "empty filer spec"},
 		{name: "empty dir prefix", spec: "dir:", wantErr: "names no directory"},
 		{name: "must exist", spec: filepath.Join(tmp, "c"), opts: Options{MustExist: true},
@@ -111,28 +112,31 @@ func TestCheckSpec(t *testing.T) {
 	for _, tc := range []struct {
 		spec string
 		want string // "" = well-formed
+		// hint, when set, is the advice the error carries (every
+		// malformed spec carries one, printed on a line of its own).
+		hint string
 	}{
-		{"seaweedfs://127.0.0.1:8888", ""},
-		{"seaweedfs://filer.internal:8888", ""},
-		{"seaweedfs://[::1]:8888", ""},
-		{"s3://127.0.0.1:8333", ""},
-		{"s3://s3.example.com", ""},
-		{"./ilmctl-data", ""},
-		{"dir:/srv/filer", ""},
-		{"seaweedfs://", `--filer "seaweedfs://" names no SeaweedFS filer: want seaweedfs://host:port`},
-		{"seaweedfs://:8888", "names no SeaweedFS filer"},
-		{"seaweedfs://127.0.0.1", "names no SeaweedFS filer"},
-		{"seaweedfs://127.0.0.1:", "names no SeaweedFS filer"},
-		{"seaweedfs://127.0.0.1:0", "names no SeaweedFS filer"},
-		{"seaweedfs://127.0.0.1:70000", "names no SeaweedFS filer"},
-		{"seaweedfs://127.0.0.1:http", "names no SeaweedFS filer"},
-		{"s3://", `--filer "s3://" names no S3 endpoint: want s3://host:port`},
-		{"s3://:8333", "names no S3 endpoint"},
-		{"s3://127.0.0.1:", "names no S3 endpoint"},
-		{"s3://bucket/prefix", "names no S3 endpoint"},
-		{"", "empty filer spec"},
-		{"dir:", `"dir:" names no directory`},
-		{"gs://bucket", `filer scheme "gs" not supported`},
+		{"seaweedfs://127.0.0.1:8888", "", ""},
+		{"seaweedfs://filer.internal:8888", "", ""},
+		{"seaweedfs://[::1]:8888", "", ""},
+		{"s3://127.0.0.1:8333", "", ""},
+		{"s3://s3.example.com", "", ""},
+		{"./ilmctl-data", "", ""},
+		{"dir:/srv/filer", "", ""},
+		{"seaweedfs://", `--filer "seaweedfs://" names no SeaweedFS filer`, "use the filer's HTTP host:port, e.g. seaweedfs://127.0.0.1:8888"},
+		{"seaweedfs://:8888", "names no SeaweedFS filer", ""},
+		{"seaweedfs://127.0.0.1", "names no SeaweedFS filer", ""},
+		{"seaweedfs://127.0.0.1:", "names no SeaweedFS filer", ""},
+		{"seaweedfs://127.0.0.1:0", "names no SeaweedFS filer", ""},
+		{"seaweedfs://127.0.0.1:70000", "names no SeaweedFS filer", ""},
+		{"seaweedfs://127.0.0.1:http", "names no SeaweedFS filer", ""},
+		{"s3://", `--filer "s3://" names no S3 endpoint`, "use the S3 endpoint's host:port, e.g. s3://127.0.0.1:8333"},
+		{"s3://:8333", "names no S3 endpoint", ""},
+		{"s3://127.0.0.1:", "names no S3 endpoint", ""},
+		{"s3://bucket/prefix", "names no S3 endpoint", ""},
+		{"", "empty filer spec", "use seaweedfs://HOST:PORT, s3://HOST:PORT or a directory"},
+		{"dir:", `"dir:" names no directory`, "pass --filer dir:PATH"},
+		{"gs://bucket", `filer scheme "gs" not supported`, ""},
 	} {
 		err := CheckSpec(tc.spec)
 		switch {
@@ -140,6 +144,9 @@ func TestCheckSpec(t *testing.T) {
 			t.Errorf("CheckSpec(%q) = %v, want well-formed", tc.spec, err)
 		case tc.want != "" && (!errors.Is(err, ErrBadSpec) || !strings.Contains(fmt.Sprint(err), tc.want)):
 			t.Errorf("CheckSpec(%q) = %v, want ErrBadSpec with %q", tc.spec, err, tc.want)
+		}
+		if got := hint.All(err); tc.want != "" && (len(got) != 1 || tc.hint != "" && got[0] != tc.hint) {
+			t.Errorf("CheckSpec(%q) hints = %q, want one hint %q", tc.spec, got, tc.hint)
 		}
 		if tc.want != "" {
 			if f, err := Open(context.Background(), tc.spec, Options{}); !errors.Is(err, ErrBadSpec) {

@@ -155,16 +155,20 @@ func (s *Store) ServerTime(ctx context.Context) (time.Time, error) {
 var _ filer.ServerClock = (*Store)(nil)
 
 // noAnswerError is a filer that did not answer the first call: one line
-// naming the address, the gRPC port tried and what to check, the gRPC
-// status's code in place of its transport detail (Unwrap keeps it).
+// naming the gRPC address tried, with the gRPC status's code in place of
+// its transport detail (Unwrap keeps it), and a hint naming the filer and
+// what to check.
 type noAnswerError struct {
 	addr, grpc string
 	err        error
 }
 
 func (e *noAnswerError) Error() string {
-	return fmt.Sprintf("seaweedfs filer at %s does not answer on gRPC %s (%s): check that it runs there; its gRPC port is the --filer port + 10000",
-		e.addr, e.grpc, status.Code(e.err))
+	return fmt.Sprintf("no seaweedfs filer answers on gRPC %s (%s)", e.grpc, status.Code(e.err))
+}
+
+func (e *noAnswerError) Hint() string {
+	return fmt.Sprintf("is the filer running at %s? its gRPC port is the --filer port + 10000", e.addr)
 }
 
 func (e *noAnswerError) Unwrap() error { return e.err }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -271,8 +272,9 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", "--filer", dir, "--shards", "16"}, cmdutil.ExitUsage, "0-15"},
 		{[]string{"run", "--filer", dir, "--now", "yesterday"}, cmdutil.ExitUsage, "RFC3339"},
 		{[]string{"run", "--filer", dir, "--due-rounding", "up"}, cmdutil.ExitUsage, "aws or exact"},
-		{[]string{"run", "--filer", dir, "--now", "2300-01-01T00:00:00Z"}, cmdutil.ExitUsage, "--now 2300-01-01T00:00:00Z is outside"},
-		{[]string{"run", "--filer", dir, "--now", "0001-01-01T00:00:00Z"}, cmdutil.ExitUsage, "--now 0001-01-01T00:00:00Z is outside"},
+		{[]string{"run", "--filer", dir, "--now", "2300-01-01T00:00:00Z"}, cmdutil.ExitUsage, "ilmctl: --now 2300-01-01T00:00:00Z is out of range\n" +
+			"ilmctl: hint: use a time from 1970-01-01T00:00:00Z to 2262-04-11T23:47:16Z\n"},
+		{[]string{"run", "--filer", dir, "--now", "0001-01-01T00:00:00Z"}, cmdutil.ExitUsage, "--now 0001-01-01T00:00:00Z is out of range"},
 		{[]string{"run", "--filer", dir, "-o", "yaml"}, cmdutil.ExitUsage, "use table, wide, json or jsonl"},
 		{[]string{"run", "--filer", dir, "-runtime", "0s"}, cmdutil.ExitUsage, "must be positive"},
 		{[]string{"run", "--filer", dir, "--bogus"}, cmdutil.ExitUsage, "unknown flag"},
@@ -280,11 +282,18 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"bogus"}, cmdutil.ExitUsage, `unknown command "bogus" for "ilmctl"`},
 		{[]string{"filer", "bogus"}, cmdutil.ExitUsage, `unknown command "bogus" for "ilmctl filer"`},
 		{[]string{"journal", "bogus"}, cmdutil.ExitUsage, `unknown command "bogus"`},
+		{[]string{"journal", "list"}, cmdutil.ExitUsage, "ilmctl: unknown command \"list\" for \"ilmctl journal\"\n" +
+			"ilmctl: hint: did you mean 'ilmctl journal ls'? (see 'ilmctl journal --help')\n"},
 		{[]string{"run", "extra-arg"}, cmdutil.ExitUsage, "takes no arguments"},
+		{[]string{"run", "--filer", "gs://bucket"}, cmdutil.ExitUsage, "ilmctl: filer scheme \"gs\" not supported\n" +
+			"ilmctl: hint: use seaweedfs://HOST:PORT, s3://HOST:PORT or a directory\n"},
 	} {
 		_, stderr, code := execute(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.msg) || strings.Contains(stderr, "goroutine") {
 			t.Errorf("%v: exit %d stderr %q, want exit %d mentioning %q", tc.args, code, stderr, tc.code, tc.msg)
+		}
+		if !strings.Contains(stderr, os.TempDir()) { // a temporary path is as long as it is
+			fits(t, strings.Join(tc.args, " "), stderr)
 		}
 	}
 }

@@ -81,8 +81,8 @@ func TestHelpTopic(t *testing.T) {
 	}{
 		{[]string{"help", "run"}, 0, "Run one S3 lifecycle pass against a filer and exit", ""},
 		{[]string{"help", "journal", "ls"}, 0, "ls scans every pool under ilm/", ""},
-		{[]string{"help", "bogus"}, cmdutil.ExitUsage, "", "ilmctl: no help topic \"bogus\": not an ilmctl command (see 'ilmctl --help')\n"},
-		{[]string{"help", "run", "bogus"}, cmdutil.ExitUsage, "", "ilmctl: no help topic \"run bogus\": not an ilmctl command (see 'ilmctl --help')\n"},
+		{[]string{"help", "bogus"}, cmdutil.ExitUsage, "", "ilmctl: no help topic \"bogus\": not an ilmctl command\nilmctl: hint: see 'ilmctl --help'\n"},
+		{[]string{"help", "run", "bogus"}, cmdutil.ExitUsage, "", "ilmctl: no help topic \"run bogus\": not an ilmctl command\nilmctl: hint: see 'ilmctl --help'\n"},
 	} {
 		stdout, stderr, code := execute(t, tc.args...)
 		if code != tc.code || !strings.HasPrefix(stdout, tc.stdoutHead) || (tc.code != 0 && stdout != "") || stderr != tc.stderr {

@@ -17,6 +17,18 @@ import (
 
 // fits fails for every line of out that an 80-column terminal would
 // wrap (maxWidth runes or more), or ending in a blank.
+// oneMessage reports whether stderr is one error: a line of its own,
+// then only hint lines (the advice main prints after the message).
+func oneMessage(stderr string) bool {
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "ilmctl: hint: ") {
+			return false
+		}
+	}
+	return strings.HasPrefix(lines[0], "ilmctl: ") && !strings.HasPrefix(lines[0], "ilmctl: hint: ")
+}
+
 func fits(t *testing.T, what, out string) {
 	t.Helper()
 	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {

@@ -210,8 +210,8 @@ func TestReconcileUsage(t *testing.T) {
 			if code != cmdutil.ExitUsage || !strings.Contains(stderr, tt.want) {
 				t.Fatalf("exit %d, stderr %q; want %d containing %q", code, stderr, cmdutil.ExitUsage, tt.want)
 			}
-			if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
-				t.Fatalf("error is not one line: %q", stderr)
+			if !oneMessage(stderr) {
+				t.Fatalf("error is not one message line and hints: %q", stderr)
 			}
 		})
 	}

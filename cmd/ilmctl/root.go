@@ -45,7 +45,7 @@ Exit codes: 0 ok, 1 error, 2 bad usage,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return cmdutil.Usage("%s (see '%s --help')", flagError(err), c.CommandPath())
+		return cmdutil.SeeHelp(c.CommandPath(), "%s", flagError(err))
 	})
 	root.SetHelpCommand(newHelpCommand())
 	cmdutil.Group(root)
@@ -121,7 +121,7 @@ func newHelpCommand() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			cmd, rest, err := c.Root().Find(args)
 			if err != nil || cmd == nil || len(rest) > 0 {
-				return cmdutil.Usage("no help topic %q: not an ilmctl command (see 'ilmctl --help')", strings.Join(args, " "))
+				return cmdutil.SeeHelp("ilmctl", "no help topic %q: not an ilmctl command", strings.Join(args, " "))
 			}
 			cmd.InitDefaultHelpFlag()
 			cmd.InitDefaultVersionFlag()

@@ -267,7 +267,7 @@ func TestPreviewErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"run", "--rules", "logs=" + good}, cmdutil.ExitUsage, "ilmctl: --rules needs --dry-run: a candidate configuration is previewed, never acted on\n"},
+		{[]string{"run", "--rules", "logs=" + good}, cmdutil.ExitUsage, "ilmctl: --rules needs --dry-run\nilmctl: hint: a candidate configuration is previewed, never acted on\n"},
 		{[]string{"run", "--dry-run", "--rules", "logs"}, cmdutil.ExitUsage, `--rules "logs": want BUCKET=FILE`},
 		{[]string{"run", "--dry-run", "--rules", "logs=" + good, "--rules", "logs=" + bad}, cmdutil.ExitUsage, "names bucket logs twice"},
 		{[]string{"run", "--dry-run", "--rules", "nope=" + good}, cmdutil.ExitFailure, `no such bucket "nope" on this filer`},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ilmctl/ilmctl/internal/hint"
 	"github.com/ilmctl/ilmctl/render"
 	"github.com/spf13/cobra"
 )
@@ -96,6 +97,12 @@ func Usage(format string, args ...any) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
 }
 
+// SeeHelp is Usage with the hint "see 'PATH --help'", printed on a line
+// of its own, so the message itself stays short.
+func SeeHelp(cmdPath, format string, args ...any) error {
+	return hint.With(Usage(format, args...), "see '"+cmdPath+" --help'")
+}
+
 // Incomplete marks err as ErrIncomplete.
 func Incomplete(err error) error { return &ExitError{Code: ExitIncomplete, Err: err} }
 
@@ -151,7 +158,7 @@ const DefaultFilerPath = "./ilmctl-data"
 // NoArgs is cobra.NoArgs as a usage error (exit 2).
 func NoArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return Usage("%s takes no arguments, got %q (see '%s --help')", cmd.CommandPath(), args[0], cmd.CommandPath())
+		return SeeHelp(cmd.CommandPath(), "%s takes no arguments, got %q", cmd.CommandPath(), args[0])
 	}
 	return nil
 }
@@ -167,9 +174,10 @@ func Group(cmd *cobra.Command) *cobra.Command {
 	cmd.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
 			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
-				return Usage("unknown command %q for %q; did you mean %q? (see '%s --help')", args[0], c.CommandPath(), s[0], c.CommandPath())
+				return hint.With(Usage("unknown command %q for %q", args[0], c.CommandPath()),
+					fmt.Sprintf("did you mean '%s %s'? (see '%s --help')", c.CommandPath(), s[0], c.CommandPath()))
 			}
-			return Usage("unknown command %q for %q (see '%s --help')", args[0], c.CommandPath(), c.CommandPath())
+			return SeeHelp(c.CommandPath(), "unknown command %q for %q", args[0], c.CommandPath())
 		}
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
+	"github.com/ilmctl/ilmctl/internal/hint"
 )
 
 // PassNow is the instant a pass (or a preview of one) evaluates at: the
@@ -19,8 +20,9 @@ func PassNow(flagNow string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, Usage("--now %q is not RFC3339 (example: 2027-01-01T00:00:00Z)", flagNow)
 	}
-	if err := filer.CheckTime("--now", now); err != nil {
-		return time.Time{}, Usage("%v", err)
+	if filer.CheckTime("--now", now) != nil {
+		return time.Time{}, hint.With(Usage("--now %s is out of range", flagNow),
+			"use a time from "+filer.MinTime.Format(time.RFC3339)+" to "+filer.MaxTime.Format(time.RFC3339))
 	}
 	return now, nil
 }

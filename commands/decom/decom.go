@@ -293,7 +293,7 @@ A resumed run keeps both, so it keeps its token and finds its receipts.`,
 			return err
 		}
 		if !cmd.Flags().Changed("cmd-line") || !cmd.Flags().Changed("start-unix-nanos") {
-			return cmdutil.Usage("run-token needs --cmd-line and --start-unix-nanos (see 'ilmctl decom run-token --help')")
+			return cmdutil.SeeHelp(cmd.CommandPath(), "run-token needs --cmd-line and --start-unix-nanos")
 		}
 		tok := coredecom.RunToken(cmdLine, start)
 		return render.DecomRunToken(cmd.OutOrStdout(), format, tok, cmdLine, start)

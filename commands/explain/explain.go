@@ -126,12 +126,15 @@ explanation says so, as for a rejected stored configuration).`,
 	return cmd
 }
 
+// explainExample is the hint of a missing --bucket or --key.
+const explainExample = "for example: ilmctl explain --bucket logs --key app/a.log"
+
 func (o *options) check() error {
 	switch {
 	case o.bucket == "":
-		return cmdutil.Usage("--bucket is required (example: ilmctl explain --bucket logs --key app/a.log)")
+		return hint.With(cmdutil.Usage("--bucket is required"), explainExample)
 	case o.key == "":
-		return cmdutil.Usage("--key is required (example: ilmctl explain --bucket logs --key app/a.log)")
+		return hint.With(cmdutil.Usage("--key is required"), explainExample)
 	case o.metaLogRetention < 0 || o.walkerInterval < 0:
 		return cmdutil.Usage("--walker-interval and --meta-log-retention must be >= 0")
 	}

@@ -65,7 +65,7 @@ at 10M versions), and none after.`,
   ilmctl filer load fixture.json --filer /tmp/ilm-demo`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return cmdutil.Usage("filer load takes one FIXTURE.json argument, got %d (see 'ilmctl filer load --help')", len(args))
+				return cmdutil.SeeHelp("ilmctl filer load", "filer load takes one FIXTURE.json argument, got %d", len(args))
 			}
 			return nil
 		},

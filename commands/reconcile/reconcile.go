@@ -85,7 +85,7 @@ func (c *common) input(cmd *cobra.Command, readOnly bool) (core.Input, func(), e
 	none := func() {}
 	for _, name := range []string{"bucket", "object", "version-id"} {
 		if !cmd.Flags().Changed(name) {
-			return core.Input{}, none, cmdutil.Usage("--%s is required: reconcile works on one exact object version (see '%s --help')", name, cmd.CommandPath())
+			return core.Input{}, none, cmdutil.SeeHelp(cmd.CommandPath(), "--%s is required: reconcile works on one exact object version", name)
 		}
 	}
 	if err := c.sel.Check(); err != nil {

@@ -55,7 +55,7 @@ Exit codes: 0 accepted; 1 the file cannot be read; 2 bad usage;
   s3cmd getlifecycle s3://logs | ilmctl rules check - -o json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return cmdutil.Usage("rules check takes one FILE.xml argument (- for stdin), got %d (see '%s --help')", len(args), c.CommandPath())
+				return cmdutil.SeeHelp(c.CommandPath(), "rules check takes one FILE.xml argument (- for stdin), got %d", len(args))
 			}
 			return nil
 		},

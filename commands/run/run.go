@@ -457,7 +457,7 @@ func (o *options) config() (dailyrun.Config, error) {
 		return cfg, cmdutil.Usage("--deletes-in-flight %d must be between 1 and 1024, or 0 for the filer's choice", o.inFlight)
 	}
 	if len(o.pass.Rules) > 0 && !o.dryRun {
-		return cfg, cmdutil.Usage("--rules needs --dry-run: a candidate configuration is previewed, never acted on")
+		return cfg, hint.With(cmdutil.Usage("--rules needs --dry-run"), "a candidate configuration is previewed, never acted on")
 	}
 	cfg.Shards, cfg.HostShare, cfg.Limiter, cfg.DryRun, cfg.InFlight = shards, share, lim, o.dryRun, o.inFlight
 	cfg.WalkerInterval, cfg.MetaLogRetention = o.walkerInterval, o.metaLogRetention
