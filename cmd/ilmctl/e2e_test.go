@@ -285,6 +285,15 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"journal", "list"}, cmdutil.ExitUsage, "ilmctl: unknown command \"list\" for \"ilmctl journal\"\n" +
 			"ilmctl: hint: did you mean 'ilmctl journal ls'? (see 'ilmctl journal --help')\n"},
 		{[]string{"run", "extra-arg"}, cmdutil.ExitUsage, "takes no arguments"},
+		// A flag the root or a group does not have, before the command:
+		// cobra takes the command for the flag's value, and the help with
+		// exit 0 would leave a cron job that never runs a pass.
+		{[]string{"--quiet", "run", "--filer", dir}, cmdutil.ExitUsage, "ilmctl: unknown flag: --quiet\nilmctl: hint: see 'ilmctl --help'\n"},
+		{[]string{"--dry-run", "run", "--filer", dir}, cmdutil.ExitUsage, "ilmctl: unknown flag: --dry-run\n"},
+		{[]string{"-x"}, cmdutil.ExitUsage, "unknown shorthand flag: 'x' in -x"},
+		{[]string{"filer", "--bogus", "ls"}, cmdutil.ExitUsage, "ilmctl: unknown flag: --bogus\nilmctl: hint: see 'ilmctl filer --help'\n"},
+		{[]string{"filer", "list", "--filer", dir}, cmdutil.ExitUsage, "ilmctl: unknown command \"list\" for \"ilmctl filer\"\n" +
+			"ilmctl: hint: did you mean 'ilmctl filer ls'? (see 'ilmctl filer --help')\n"},
 		{[]string{"run", "--filer", "gs://bucket"}, cmdutil.ExitUsage, "ilmctl: filer scheme \"gs\" not supported\n" +
 			"ilmctl: hint: use seaweedfs://HOST:PORT, s3://HOST:PORT or a directory\n"},
 	} {

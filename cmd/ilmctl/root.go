@@ -45,6 +45,11 @@ Exit codes: 0 ok, 1 error, 2 bad usage,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if a := c.Flags().Args(); c.HasSubCommands() && len(a) > 0 {
+			// A group given a word that names none of its subcommands,
+			// then a flag of the subcommand meant: the word is the error.
+			return cmdutil.UnknownCommand(c, a[0])
+		}
 		return cmdutil.SeeHelp(c.CommandPath(), "%s", flagError(err))
 	})
 	root.SetHelpCommand(newHelpCommand())

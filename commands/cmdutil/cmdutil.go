@@ -155,6 +155,17 @@ func AddOutputFlag(cmd *cobra.Command, supported ...render.Format) func() (rende
 // otherwise.
 const DefaultFilerPath = "./ilmctl-data"
 
+// UnknownCommand is the usage error for name, given to the group c as a
+// subcommand it does not have: a hint names the closest subcommand when
+// one is near, else the group's help.
+func UnknownCommand(c *cobra.Command, name string) error {
+	err := Usage("unknown command %q for %q", name, c.CommandPath())
+	if s := c.SuggestionsFor(name); len(s) > 0 {
+		return hint.With(err, fmt.Sprintf("did you mean '%s %s'? (see '%s --help')", c.CommandPath(), s[0], c.CommandPath()))
+	}
+	return hint.With(err, "see '"+c.CommandPath()+" --help'")
+}
+
 // NoArgs is cobra.NoArgs as a usage error (exit 2).
 func NoArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
@@ -165,19 +176,17 @@ func NoArgs(cmd *cobra.Command, args []string) error {
 
 // Group makes cmd a command group: run alone it prints its help, and an
 // unknown subcommand is a usage error (exit 2) instead of cobra's help
-// with exit 0.
+// with exit 0. A flag the group does not have is a usage error too (the
+// root's flag error function), so that "ilmctl --quiet run", where cobra
+// takes "run" for the flag's value, cannot print the help and exit 0
+// without running anything; a mistyped subcommand followed by its flags
+// (ilmctl filer list --filer d) is reported as the unknown command
+// (UnknownCommand), not as the flag.
 func Group(cmd *cobra.Command) *cobra.Command {
-	// A mistyped subcommand with its flags (ilmctl filer list --filer d)
-	// is about the subcommand, not the flags the group does not have.
-	cmd.FParseErrWhitelist.UnknownFlags = true
 	cmd.SuggestionsMinimumDistance = 2
 	cmd.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
-				return hint.With(Usage("unknown command %q for %q", args[0], c.CommandPath()),
-					fmt.Sprintf("did you mean '%s %s'? (see '%s --help')", c.CommandPath(), s[0], c.CommandPath()))
-			}
-			return SeeHelp(c.CommandPath(), "unknown command %q for %q", args[0], c.CommandPath())
+			return UnknownCommand(c, args[0])
 		}
 		return nil
 	}
