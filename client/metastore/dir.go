@@ -123,7 +123,45 @@ func (d *Dir) path(key string) (string, error) {
 			return "", fmt.Errorf("invalid key %q", key)
 		}
 	}
-	return filepath.Join(d.root, filepath.FromSlash(key)), nil
+	p := filepath.Join(d.root, filepath.FromSlash(key))
+	if err := d.noLinks(key); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// noLinks fails when a directory on key's path below the root, or key's
+// file, is a symbolic link (or the file is not a regular file): a link
+// can name another pool, and a record read or a receipt written through
+// it would let a pool cover itself, or a target that is only links into
+// the source prove copies that vanish with it. Parts that do not exist
+// yet are no links (a write creates them).
+func (d *Dir) noLinks(key string) error {
+	parts := strings.Split(key, "/")
+	p := d.root
+	for i, part := range parts {
+		p = filepath.Join(p, part)
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if last := i == len(parts)-1; st.Mode()&fs.ModeSymlink != 0 || last && !st.Mode().IsRegular() || !last && !st.IsDir() {
+			return &linkError{pool: d.name, key: strings.Join(parts[:i+1], "/")}
+		}
+	}
+	return nil
+}
+
+// linkError is a symbolic link, or an entry neither a regular file nor a
+// directory, inside a dir: pool (pool; the message leaves it to the
+// callers, which name the pool). ilmctl never reads or writes through one.
+type linkError struct{ pool, key string }
+
+func (e *linkError) Error() string {
+	return fmt.Sprintf("%s is a symbolic link or not a regular file; a pool's records must be its own files", e.key)
 }
 
 // Get reads key.
@@ -164,6 +202,13 @@ func (d *Dir) List(_ context.Context, prefix, token string, limit int) (core.Pag
 			return err
 		}
 		k := filepath.ToSlash(rel)
+		if !e.Type().IsRegular() && (strings.HasPrefix(k, prefix) || strings.HasPrefix(prefix, k+"/")) {
+			// A link where the listing looks is never followed and never
+			// skipped: skipped, a linked ilm/ would list as an empty pool
+			// whose records Get still reads; followed, it could list
+			// another pool's.
+			return &linkError{pool: d.name, key: k}
+		}
 		if strings.HasPrefix(k, prefix) && k > token {
 			keys = append(keys, k)
 		}

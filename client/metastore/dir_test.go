@@ -197,3 +197,76 @@ func TestNewDirMissingOrNotADirectory(t *testing.T) {
 		}
 	}
 }
+
+// Below a pool's root nothing is read, listed or written through a
+// symbolic link: a linked ilm/ must not list as an empty pool while its
+// records read, and a record or receipt that is a link into another pool
+// must not count as this pool's copy. Each is an error naming the link,
+// which a scan reports as incomplete and decom verify as blocking; a link
+// outside what a listing looks at does not stop it.
+func TestDirRefusesLinksBelowTheRoot(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	other := filepath.Join(base, "other")
+	if err := os.MkdirAll(filepath.Join(other, "ilm", "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "ilm", "a", "x.json"), []byte("theirs"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(t *testing.T, link, target string) *Dir {
+		root := filepath.Join(t.TempDir(), "pool")
+		if err := os.MkdirAll(filepath.Join(root, "decommission"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "decommission", "r.json"), []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+		d, err := NewDir(root, "dir:"+root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	var le *linkError
+	for _, c := range []struct {
+		name, link, target, key string
+	}{
+		{"linked ilm directory", "ilm", filepath.Join(other, "ilm"), "ilm/a/x.json"},
+		{"linked record directory", "ilm/a", filepath.Join(other, "ilm", "a"), "ilm/a/x.json"},
+		{"linked record", "ilm/a/x.json", filepath.Join(other, "ilm", "a", "x.json"), "ilm/a/x.json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := mk(t, c.link, c.target)
+			if _, err := d.List(ctx, "ilm/", "", 10); !errors.As(err, &le) {
+				t.Errorf("list ilm/: %v, want the link named", err)
+			}
+			if b, _, err := d.Get(ctx, c.key); !errors.As(err, &le) {
+				t.Errorf("get %s: %q %v, want the link named", c.key, b, err)
+			}
+			if err := d.DeleteIfMatch(ctx, c.key, etagOf([]byte("theirs"))); !errors.As(err, &le) {
+				t.Errorf("delete %s: %v, want the link named", c.key, err)
+			}
+			if b, err := os.ReadFile(filepath.Join(other, "ilm", "a", "x.json")); err != nil || string(b) != "theirs" {
+				t.Errorf("the other pool's record after the delete: %q %v", b, err)
+			}
+			if c.link != c.key {
+				if _, err := d.PutIfAbsent(ctx, "ilm/a/y.json", []byte("new")); !errors.As(err, &le) {
+					t.Errorf("put through the link: %v, want the link named", err)
+				}
+				if _, err := os.Stat(filepath.Join(other, "ilm", "a", "y.json")); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("a write went through the link into the other pool: %v", err)
+				}
+			}
+			if p, err := d.List(ctx, "decommission/", "", 10); err != nil || len(p.Objects) != 1 {
+				t.Errorf("list decommission/ beside the link: %+v %v, want its one record", p, err)
+			}
+		})
+	}
+}

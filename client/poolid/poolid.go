@@ -16,9 +16,11 @@ package poolid
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -55,17 +57,44 @@ func (a ID) Same(b ID) bool {
 	return a.file != nil && b.file != nil && os.SameFile(a.file, b.file)
 }
 
+// contains reports whether b lies inside a, a strictly larger place of the
+// same kind: a directory below a's resolved path, or an s3:// prefix below
+// a's in the same bucket of the same endpoint. A pool inside another is
+// removed with it (and a directory pool's files are the other's), so two
+// such pools are never counted as two either.
+func (a ID) contains(b ID) bool {
+	if a.Kind != b.Kind || a.Key == b.Key {
+		return false
+	}
+	outer := a.Key
+	if !strings.HasSuffix(outer, "/") {
+		outer += "/"
+	}
+	return strings.HasPrefix(b.Key, outer)
+}
+
 // ErrSamePool is what a *TwinError matches with errors.Is.
 var ErrSamePool = errors.New("two specs name the same pool")
 
 // TwinError is two specs, at positions First and Second of the list given
-// to Distinct (First < Second), that name one pool.
+// to Distinct (First < Second), that name one pool, or (Nested) of which
+// one lies inside the other.
 type TwinError struct {
 	First, Second int
 	A, B          ID // the identities at First and Second
+	// Nested: not one place, but one inside the other; Inner says which.
+	Nested bool
+	Inner  int // First or Second, when Nested
 }
 
 func (e *TwinError) Error() string {
+	if e.Nested {
+		in, out := e.A, e.B
+		if e.Inner == e.Second {
+			in, out = e.B, e.A
+		}
+		return fmt.Sprintf("%q lies inside %q (%s)", in.Spec, out.Spec, out.Key)
+	}
 	return fmt.Sprintf("%q and %q name the same pool (%s)", e.A.Spec, e.B.Spec, e.A.Key)
 }
 
@@ -74,7 +103,8 @@ func (e *TwinError) Is(target error) bool { return target == ErrSamePool }
 
 // Distinct returns the identity of every spec, in order, or a *TwinError
 // for the first pair (lowest Second, then lowest First) that names one
-// pool, or the error of a spec that does not parse.
+// pool or of which one lies inside the other, or the error of a spec that
+// does not parse.
 func Distinct(specs []string) ([]ID, error) {
 	ids := make([]ID, 0, len(specs))
 	for j, s := range specs {
@@ -83,8 +113,13 @@ func Distinct(specs []string) ([]ID, error) {
 			return nil, err
 		}
 		for i, prev := range ids {
-			if prev.Same(id) {
+			switch {
+			case prev.Same(id):
 				return nil, &TwinError{First: i, Second: j, A: prev, B: id}
+			case prev.contains(id):
+				return nil, &TwinError{First: i, Second: j, A: prev, B: id, Nested: true, Inner: j}
+			case id.contains(prev):
+				return nil, &TwinError{First: i, Second: j, A: prev, B: id, Nested: true, Inner: i}
 			}
 		}
 		ids = append(ids, id)
@@ -147,20 +182,10 @@ func Dir(spec, p string) (ID, error) {
 // stand between.
 func S3(url string, https bool) (ID, error) {
 	rest := strings.TrimPrefix(url, "s3://")
-	host, p, ok := strings.Cut(rest, "/")
-	host = strings.ToLower(host)
-	def := ":80"
-	if https {
-		def = ":443"
-	}
-	host = strings.TrimSuffix(strings.TrimSuffix(host, def), ":")
-	if h, port, ok := strings.Cut(host, ":"); ok && !strings.HasPrefix(host, "[") {
-		host = strings.TrimSuffix(h, ".") + ":" + port
-	} else {
-		host = strings.TrimSuffix(host, ".")
-	}
+	hostport, p, ok := strings.Cut(rest, "/")
+	host, err := canonicalHost(strings.ToLower(hostport), https)
 	clean := strings.TrimPrefix(path.Clean("/"+p), "/")
-	if !ok || host == "" || clean == "" {
+	if !ok || err != nil || host == "" || clean == "" {
 		return ID{}, fmt.Errorf("bad pool %q: want s3://host:port/bucket[/prefix]", url)
 	}
 	bucket, prefix, _ := strings.Cut(clean, "/")
@@ -169,4 +194,41 @@ func S3(url string, https bool) (ID, error) {
 		key += prefix + "/"
 	}
 	return ID{Spec: url, Kind: KindS3, Key: key}, nil
+}
+
+// canonicalHost is hostport (lower-cased) as S3 keys it: the host without
+// a trailing dot, an IP address in its canonical form ("[0:0::1]" is
+// "[::1]"), the port as a number without leading zeros ("09000" is
+// "9000"), and no port when it is the scheme's default (80, or 443 with
+// https). A port that is not a number 1-65535 is an error.
+func canonicalHost(hostport string, https bool) (string, error) {
+	h, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		// No port: a bare host, or a bracketed IPv6 address.
+		h, port = strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]"), ""
+		if strings.HasSuffix(hostport, ":") {
+			h = strings.TrimSuffix(h, ":")
+		}
+	}
+	h = strings.TrimSuffix(h, ".")
+	if ip := net.ParseIP(h); ip != nil {
+		h = ip.String()
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("port %q", port)
+		}
+		port = strconv.Itoa(n)
+	}
+	if port == "80" && !https || port == "443" && https {
+		port = ""
+	}
+	if port != "" {
+		return net.JoinHostPort(h, port), nil
+	}
+	if strings.Contains(h, ":") {
+		return "[" + h + "]", nil
+	}
+	return h, nil
 }

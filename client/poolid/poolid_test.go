@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,6 +32,14 @@ func TestS3(t *testing.T) {
 		{"s3://h/meta/CaseKept", false, "s3://h/meta/CaseKept/"}, // keys are case-sensitive
 		{"s3://[::1]:9000/meta", false, "s3://[::1]:9000/meta/"},
 		{"s3://[::1]:80/meta", false, "s3://[::1]/meta/"},
+		// One endpoint, other spellings: a port with leading zeros, an IP
+		// address not in its canonical form.
+		{"s3://127.0.0.1:09000/meta", false, "s3://127.0.0.1:9000/meta/"},
+		{"s3://[0:0::1]:9000/meta", false, "s3://[::1]:9000/meta/"},
+		{"s3://[0:0::1]/meta", false, "s3://[::1]/meta/"},
+		{"s3://h:0080/meta", false, "s3://h/meta/"},
+		{"s3://h:99999/meta", false, ""},
+		{"s3://h:x/meta", false, ""},
 		{"s3://h", false, ""},
 		{"s3:///meta", false, ""},
 		{"s3://h/", false, ""},
@@ -73,7 +82,8 @@ func TestDistinct(t *testing.T) {
 		twin  [2]int // positions of the pair; {0, 0} when distinct
 	}{
 		{"distinct dirs", []string{"src", "tgt", "other/deep"}, [2]int{}},
-		{"distinct s3", []string{"s3://h:9000/meta", "s3://h:9000/meta/p", "s3://h:9001/meta"}, [2]int{}},
+		{"distinct s3", []string{"s3://h:9000/meta", "s3://h:9000/other/p", "s3://h:9001/meta", "s3://h:9000/meta2"}, [2]int{}},
+		{"distinct sibling dirs", []string{"src", "srcx"}, [2]int{}},
 		{"dir and s3", []string{"src", "s3://h/src"}, [2]int{}},
 		{"same spelling", []string{"src", "src"}, [2]int{0, 1}},
 		{"dir: prefix", []string{"src", "dir:src"}, [2]int{0, 1}},
@@ -87,6 +97,7 @@ func TestDistinct(t *testing.T) {
 		{"two targets", []string{"src", "tgt", "other/deep", "./tgt/"}, [2]int{1, 3}},
 		{"s3 aliases", []string{"s3://H:9000/meta/p", "s3://h:9000/meta//p/"}, [2]int{0, 1}},
 		{"missing dir, same text", []string{"gone", "./gone/"}, [2]int{0, 1}},
+		{"s3 port spelling", []string{"s3://127.0.0.1:9000/meta", "s3://127.0.0.1:09000/meta"}, [2]int{0, 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ids, err := Distinct(c.specs)
@@ -140,5 +151,40 @@ func TestOfRefuses(t *testing.T) {
 		if _, err := Of(spec); err == nil {
 			t.Errorf("Of(%q): no error", spec)
 		}
+	}
+}
+
+// A pool inside another is refused as a twin is (ErrSamePool), naming
+// which lies inside which: the inner one is removed with the outer, and a
+// directory pool's files are the other's too.
+func TestDistinctNested(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"src/tgt", "other"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(root)
+	for _, c := range []struct {
+		name  string
+		specs []string
+		inner int
+		msg   string
+	}{
+		{"target inside the source", []string{"src", "src/tgt"}, 1, `"src/tgt" lies inside "src"`},
+		{"source inside a target", []string{"src/tgt", "other", "dir:src/"}, 0, `"src/tgt" lies inside "dir:src/"`},
+		{"through dot dot", []string{"src/tgt/..", "src/tgt"}, 1, `"src/tgt" lies inside "src/tgt/.."`},
+		{"s3 prefix inside a bucket", []string{"s3://h:9000/meta", "s3://h:9000/meta/p"}, 1, `"s3://h:9000/meta/p" lies inside "s3://h:9000/meta"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Distinct(c.specs)
+			var tw *TwinError
+			if !errors.As(err, &tw) || !errors.Is(err, ErrSamePool) || !tw.Nested || tw.Inner != c.inner {
+				t.Fatalf("Distinct(%q) = %#v, want nested with %d inside", c.specs, err, c.inner)
+			}
+			if got := err.Error(); !strings.Contains(got, c.msg) {
+				t.Errorf("error %q, want %q", got, c.msg)
+			}
+		})
 	}
 }

@@ -24,6 +24,10 @@ func TestDistinctPools(t *testing.T) {
 		{plain, []string{".", dir}, "--filer . and --filer " + dir + " name the same set"},
 		{source, []string{".", "s3://h"}, `--meta bad pool "s3://h"`},
 		{plain, []string{"seaweedfs://h:8888"}, "unsupported pool"},
+		// A pool inside another goes with it: never a target of it.
+		{source, []string{".", "./tgt"}, "--meta ./tgt lies inside --meta . (dir:" + dir + ")"},
+		{source, []string{"s3://h/b", "s3://h/b/p"}, "--meta s3://h/b/p lies inside --meta s3://h/b (s3://h/b/)"},
+		{source, []string{"s3://127.0.0.1:9000/b", "s3://127.0.0.1:09000/b"}, "is the source pool"},
 	} {
 		err := DistinctPools(c.f, c.specs)
 		if c.want == "" {
