@@ -168,3 +168,20 @@ func TestExplainErrors(t *testing.T) {
 		}
 	}
 }
+
+// A key a pass removed is no typo: explain says when it went (its last
+// meta-log event) instead of asking to check --key, still exit 1.
+func TestExplainRemovedKey(t *testing.T) {
+	dir := loadDemo(t)
+	for _, now := range []string{"2026-12-01T00:00:00Z", "2026-12-02T00:00:00Z"} {
+		if _, stderr, code := execute(t, "run", "-runtime", "60m", "--now", now, "--filer", dir); code != 0 {
+			t.Fatalf("run at %s: exit %d: %s", now, code, stderr)
+		}
+	}
+	_, stderr, code := execute(t, "explain", "--filer", dir, "--bucket", "logs", "--key", "app/old.log", "--now", "2026-12-03T00:00:00Z")
+	want := "ilmctl: no object \"app/old.log\" in bucket logs: removed at 2026-12-02T00:00:00Z\n" +
+		"ilmctl: hint: a pass's -o jsonl names the rule behind each delete\n"
+	if code != cmdutil.ExitFailure || stderr != want {
+		t.Errorf("explain a removed key: exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+	}
+}

@@ -229,7 +229,13 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	if len(rep.Versions)+len(rep.Uploads) == 0 && rep.KeyError == "" && o.versionID == "" {
-		// Nothing by that key: say so, with the likeliest slip.
+		// Nothing by that key: say so, with the likeliest slip, unless
+		// the meta-log shows the key removed (the report's last event).
+		if ev := rep.Pass.LastEvent; ev != nil && ev.Type == filer.EventRemove {
+			return hint.With(fmt.Errorf("no object %q in bucket %s: removed at %s",
+				o.key, o.bucket, time.Unix(0, ev.TsNs).UTC().Format(time.RFC3339)),
+				"a pass's -o jsonl names the rule behind each delete")
+		}
 		err := fmt.Errorf("no object %q in bucket %s on %s: check --key", o.key, o.bucket, o.filer)
 		if k := strings.TrimLeft(o.key, "/"); k != o.key && k != "" {
 			return hint.With(err, fmt.Sprintf("keys have no leading '/': try --key %s", k))
