@@ -697,7 +697,8 @@ func (fs *fixtureStream) writeObject(i int, b *bucketStream, h heldObject) error
 	objs := fs.fill(objectsOf(tx, b.fb.Name))
 	if objs.Get([]byte(fo.Key)) != nil {
 		if b.existing != nil {
-			return w.fail(h.off, errors.New("listed twice, or already in the filer"))
+			return hint.With(w.fail(h.off, errors.New("listed twice, or already in the filer")),
+				"to start over, use a new --filer directory or remove this one")
 		}
 		return w.fail(h.off, errors.New("listed twice"))
 	}

@@ -116,8 +116,13 @@ func TestLoadThenLsJSON(t *testing.T) {
 
 	// Loading the same fixture again adds to the same buckets, and its
 	// keys are already there.
-	if _, err := run(t, "load", fixture, "--filer", dir); err == nil || !strings.Contains(err.Error(), "already in the filer") {
+	// The hint says how to start over.
+	_, err = run(t, "load", fixture, "--filer", dir)
+	if err == nil || !strings.Contains(err.Error(), "already in the filer") {
 		t.Errorf("second load err = %v", err)
+	}
+	if h := hint.All(err); len(h) != 1 || h[0] != "to start over, use a new --filer directory or remove this one" {
+		t.Errorf("second load hints = %q", h)
 	}
 }
 
