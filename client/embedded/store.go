@@ -27,6 +27,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/ilmctl/ilmctl/core/filer"
+	"github.com/ilmctl/ilmctl/internal/hint"
 )
 
 // DBFile is the database file name inside a filer directory.
@@ -308,7 +309,7 @@ func notADir(dir string) error {
 		return nil
 	}
 	if filepath.Base(dir) == DBFile {
-		return fmt.Errorf("--filer %s: --filer names the filer's directory, not its database file: try --filer %s", dir, filepath.Dir(dir))
+		return hint.With(fmt.Errorf("--filer %s is the filer's database file, not its directory", dir), "try --filer "+filepath.Dir(dir))
 	}
 	return fmt.Errorf("--filer %s is a file: --filer names the filer's directory, which holds %s", dir, DBFile)
 }

@@ -38,7 +38,7 @@ func TestOpenNoAnswer(t *testing.T) {
 	if got, want := err.Error(), "no seaweedfs filer answers on gRPC "+grpcAddr+" (Unavailable)"; got != want {
 		t.Errorf("error = %q, want %q", got, want)
 	}
-	wantHint := "is the filer running at " + addr + "? its gRPC port is the --filer port + 10000"
+	wantHint := "is a filer running at " + addr + "? (its gRPC port is that port + 10000)"
 	if got := hint.All(err); len(got) != 1 || got[0] != wantHint {
 		t.Errorf("hints = %q, want [%q]", got, wantHint)
 	}

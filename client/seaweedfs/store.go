@@ -168,7 +168,7 @@ func (e *noAnswerError) Error() string {
 }
 
 func (e *noAnswerError) Hint() string {
-	return fmt.Sprintf("is the filer running at %s? its gRPC port is the --filer port + 10000", e.addr)
+	return fmt.Sprintf("is a filer running at %s? (its gRPC port is that port + 10000)", e.addr)
 }
 
 func (e *noAnswerError) Unwrap() error { return e.err }

@@ -14,7 +14,7 @@ import (
 func TestFilerNamesDatabaseFile(t *testing.T) {
 	dir := loadFixture(t, previewFixture(""))
 	db := filepath.Join(dir, "filer.db")
-	want := "--filer " + db + ": --filer names the filer's directory, not its database file: try --filer " + dir + "\n"
+	want := "--filer " + db + " is the filer's database file, not its directory\nilmctl: hint: try --filer " + dir + "\n"
 	for _, args := range [][]string{
 		{"filer", "ls"},
 		{"filer", "load", "../../testdata/demo/fixture.json"},
@@ -22,8 +22,8 @@ func TestFilerNamesDatabaseFile(t *testing.T) {
 		{"explain", "--bucket", "logs", "--key", "app/old", "--now", "2026-11-30T00:00:00Z"},
 	} {
 		_, stderr, code := execute(t, append(args, "--filer", db)...)
-		if code != cmdutil.ExitFailure || !strings.HasSuffix(stderr, want) || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q; want exit 1 and one line ending %q", args, code, stderr, want)
+		if code != cmdutil.ExitFailure || !strings.HasSuffix(stderr, want) || strings.Count(stderr, "\n") != 2 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 and a message and hint ending %q", args, code, stderr, want)
 		}
 	}
 }

@@ -53,7 +53,7 @@ func ReadCandidates(specs []string) (Candidates, error) {
 	for _, s := range specs {
 		bucket, file, ok := strings.Cut(s, "=")
 		if !ok || bucket == "" || file == "" {
-			return nil, Usage("--rules %q: want BUCKET=FILE (example: --rules logs=testdata/rules/accepted.xml)", s)
+			return nil, hint.With(Usage("--rules %q: want BUCKET=FILE", s), "for example --rules logs=testdata/rules/accepted.xml")
 		}
 		if prev, dup := out[bucket]; dup {
 			return nil, Usage("--rules names bucket %s twice (%s and %s): give one candidate per bucket", bucket, prev.File, file)

@@ -18,7 +18,7 @@ func PassNow(flagNow string) (time.Time, error) {
 	}
 	now, err := time.Parse(time.RFC3339, flagNow)
 	if err != nil {
-		return time.Time{}, Usage("--now %q is not RFC3339 (example: 2027-01-01T00:00:00Z)", flagNow)
+		return time.Time{}, hint.With(Usage("--now %q is not RFC3339", flagNow), "for example --now 2027-01-01T00:00:00Z")
 	}
 	if filer.CheckTime("--now", now) != nil {
 		return time.Time{}, hint.With(Usage("--now %s is out of range", flagNow),

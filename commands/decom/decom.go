@@ -16,6 +16,7 @@ import (
 	coredecom "github.com/ilmctl/ilmctl/core/decom"
 	"github.com/ilmctl/ilmctl/core/metastore"
 	"github.com/ilmctl/ilmctl/core/recovery"
+	"github.com/ilmctl/ilmctl/internal/hint"
 	"github.com/ilmctl/ilmctl/render"
 )
 
@@ -64,7 +65,7 @@ func openPools(ctx context.Context, metas []string) ([]metastore.Reader, error) 
 
 func checkToken(tok string) error {
 	if tok == "" {
-		return cmdutil.Usage("--run-token is required: compute it with 'ilmctl decom run-token --cmd-line … --start-unix-nanos …'")
+		return hint.With(cmdutil.Usage("--run-token is required"), "'ilmctl decom run-token --help' says how to compute it")
 	}
 	if !coredecom.ValidRunToken(tok) {
 		return cmdutil.Usage("--run-token %q is not 64 lowercase hex digits: compute it with 'ilmctl decom run-token'", tok)
@@ -221,7 +222,7 @@ func runReceiptsLs(ctx context.Context, w, errw io.Writer, o receiptsOptions, fo
 		return err
 	}
 	if len(o.metas) == 0 {
-		return cmdutil.Usage("no metadata pool given: pass --meta PATH (once per pool)")
+		return hint.With(cmdutil.Usage("no metadata pool given"), "pass --meta PATH, once per pool")
 	}
 	if err := cmdutil.DistinctPools(cmdutil.PoolFlag{Flag: "--meta", Noun: "pool"}, o.metas); err != nil {
 		return err

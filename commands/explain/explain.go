@@ -215,7 +215,7 @@ func (o *options) run(ctx context.Context, stdout io.Writer) error {
 	rep, err := coreexplain.Explain(ctx, cfg)
 	if err != nil {
 		if errors.Is(err, coreexplain.ErrNoVersion) {
-			return fmt.Errorf("%w; omit --version-id to explain every version", err)
+			return hint.With(err, "omit --version-id to explain every version")
 		}
 		return err
 	}

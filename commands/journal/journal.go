@@ -17,6 +17,7 @@ import (
 	corejournal "github.com/ilmctl/ilmctl/core/journal"
 	"github.com/ilmctl/ilmctl/core/metastore"
 	"github.com/ilmctl/ilmctl/core/recovery"
+	"github.com/ilmctl/ilmctl/internal/hint"
 	"github.com/ilmctl/ilmctl/render"
 )
 
@@ -88,13 +89,13 @@ type scanInput struct {
 // to do.
 func (c *common) open(ctx context.Context) (*scanInput, error) {
 	if len(c.metas) == 0 {
-		return nil, cmdutil.Usage("no metadata pool given: pass --meta PATH (once per pool)")
+		return nil, hint.With(cmdutil.Usage("no metadata pool given"), "pass --meta PATH, once per pool")
 	}
 	clock := now
 	if c.now != "" {
 		t, err := time.Parse(time.RFC3339, c.now)
 		if err != nil {
-			return nil, cmdutil.Usage("--now %q is not RFC3339: use e.g. 2025-06-15T00:00:00Z", c.now)
+			return nil, hint.With(cmdutil.Usage("--now %q is not RFC3339", c.now), "for example --now 2025-06-15T00:00:00Z")
 		}
 		clock = func() time.Time { return t }
 	}

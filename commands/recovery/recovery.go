@@ -20,6 +20,7 @@ import (
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/ilmctl/ilmctl/core/metastore"
 	core "github.com/ilmctl/ilmctl/core/recovery"
+	"github.com/ilmctl/ilmctl/internal/hint"
 	"github.com/ilmctl/ilmctl/internal/metrics"
 	"github.com/ilmctl/ilmctl/render"
 )
@@ -117,7 +118,7 @@ func (c *common) begin(cmd *cobra.Command, output func() (render.Format, error),
 // (the control pool's credentials' access key ID, or the OS user).
 func (c *common) open(cmd *cobra.Command) (*env, error) {
 	if len(c.metas) == 0 {
-		return nil, cmdutil.Usage("no metadata pool given: pass --meta PATH (once per pool; the first holds recovery controls)")
+		return nil, hint.With(cmdutil.Usage("no metadata pool given"), "pass --meta PATH, once per pool; the first holds recovery controls")
 	}
 	if c.metricsFile != "" && !strings.HasSuffix(c.metricsFile, ".prom") {
 		return nil, cmdutil.Usage("--metrics-textfile %q: node_exporter reads only files named *.prom (example: /var/lib/node_exporter/textfile/ilmctl-recovery.prom)", c.metricsFile)

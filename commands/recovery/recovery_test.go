@@ -312,7 +312,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"scan"}, "--meta"},
+		{[]string{"scan"}, "no metadata pool given"},
 		{[]string{"ls", "--meta", a, "--limit", "1001"}, "1..1000"},
 		{[]string{"ls", "--meta", a, "--protocol", "nope"}, "--protocol"},
 		{[]string{"ls", "--meta", a, "--marker", "!!"}, "--marker"},

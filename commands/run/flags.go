@@ -9,6 +9,7 @@ import (
 	"github.com/ilmctl/ilmctl/client"
 	"github.com/ilmctl/ilmctl/commands/cmdutil"
 	"github.com/ilmctl/ilmctl/core/dailyrun"
+	"github.com/ilmctl/ilmctl/internal/hint"
 	"golang.org/x/time/rate"
 )
 
@@ -114,9 +115,9 @@ func (f hostShareFlags) parse(shards string) (dailyrun.HostShare, error) {
 	var src string
 	switch {
 	case f.index != "" && strings.TrimSpace(shards) != "all":
-		return h, cmdutil.Usage("--shard-index %s and --shards %s both choose shards: drop --shards (host I of N picks its own)", f.index, shards)
+		return h, hint.With(cmdutil.Usage("--shard-index %s and --shards %s both choose shards", f.index, shards), "drop --shards: host I of N picks its own")
 	case f.hosts != 0 && !auto:
-		return h, cmdutil.Usage("--hosts %d applies to --shards auto only (with --shard-index, N follows the slash: --shard-index 0/%d)", f.hosts, f.hosts)
+		return h, hint.With(cmdutil.Usage("--hosts %d applies to --shards auto only", f.hosts), fmt.Sprintf("with --shard-index, N follows the slash: --shard-index 0/%d", f.hosts))
 	case f.index != "":
 		src = "--shard-index " + f.index
 		i, n, ok := strings.Cut(f.index, "/")
@@ -149,7 +150,7 @@ func (f hostShareFlags) fromEnv() (dailyrun.HostShare, string, error) {
 	var h dailyrun.HostShare
 	raw := f.getenv(envJobIndex)
 	if raw == "" {
-		return h, "", cmdutil.Usage("--shards auto: $%s is not set (a Kubernetes Indexed Job sets it); set it, or pass --shard-index I/N", envJobIndex)
+		return h, "", hint.With(cmdutil.Usage("--shards auto: $%s is not set", envJobIndex), "a Kubernetes Indexed Job sets it; elsewhere pass --shard-index I/N")
 	}
 	i, err := strconv.Atoi(strings.TrimSpace(raw))
 	if err != nil {

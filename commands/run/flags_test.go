@@ -114,7 +114,7 @@ func TestHostShareFlags(t *testing.T) {
 		{"index past N", "all", hostShareFlags{index: "4/4", getenv: env()}, dailyrun.HostShare{}, "--shard-index 4/4: bad host share: index 4 of 4 hosts: it must be 0 to 3"},
 		{"too many hosts", "all", hostShareFlags{index: "0/17", getenv: env()}, dailyrun.HostShare{}, "17 hosts: a fleet has 1 to 16"},
 		{"not I/N", "all", hostShareFlags{index: "2", getenv: env()}, dailyrun.HostShare{}, `--shard-index "2" is not I/N`},
-		{"with --shards", "0-7", hostShareFlags{index: "0/2", getenv: env()}, dailyrun.HostShare{}, "both choose shards: drop --shards"},
+		{"with --shards", "0-7", hostShareFlags{index: "0/2", getenv: env()}, dailyrun.HostShare{}, "both choose shards"},
 		{"with auto", "auto", hostShareFlags{index: "0/2", getenv: env()}, dailyrun.HostShare{}, "both choose shards"},
 		{"with --workers", "all", hostShareFlags{index: "0/2", workersSet: true, getenv: env()}, dailyrun.HostShare{}, "split by its 2 hosts; drop --workers"},
 		{"--hosts without auto", "all", hostShareFlags{hosts: 2, getenv: env()}, dailyrun.HostShare{}, "--hosts 2 applies to --shards auto only"},
