@@ -57,7 +57,8 @@ type TargetReport struct {
 }
 
 // DispatchReport is the action the pass chooses for a target. FoundBy is
-// replay, walk or replay_and_walk.
+// replay, walk or replay_and_walk: the ways a pass can find the action at
+// all (a recovery walk finds every kind); Via is what the next pass does.
 type DispatchReport struct {
 	RuleID     string     `json:"rule_id"`
 	Kind       string     `json:"kind"`
