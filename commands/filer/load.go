@@ -84,7 +84,8 @@ var loadHook func(client.LoadPoint) error
 func runLoad(ctx context.Context, stdout, stderr io.Writer, path, dir string) error {
 	in, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("open fixture: %w", err)
+		// *fs.PathError already names the operation and the file.
+		return fmt.Errorf("fixture: %w", err)
 	}
 	defer in.Close()
 	res, err := client.Load(ctx, dir, in, client.LoadOptions{Hook: loadHook})
