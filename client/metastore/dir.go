@@ -225,7 +225,10 @@ func (d *Dir) List(_ context.Context, prefix, token string, limit int) (core.Pag
 		page.NextToken = keys[len(keys)-1]
 	}
 	for _, k := range keys {
-		p, _ := d.path(k)
+		p, err := d.path(k)
+		if err != nil {
+			return core.Page{}, fmt.Errorf("%s: %w", d.name, err)
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return core.Page{}, fmt.Errorf("%s: %s: %w", d.name, k, err)
