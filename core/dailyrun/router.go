@@ -2,6 +2,7 @@ package dailyrun
 
 import (
 	"context"
+	"slices"
 
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -138,7 +139,7 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, pl
 		carryBefore(step.ev.TsNs)
 		s.res.EventsScanned++
 		p.cfg.Progress.addEvent()
-		job, pendingDue, err := p.finishReplay(ctx, s, step)
+		jobs, pendingDue, err := p.finishReplay(ctx, s, step)
 		if err != nil {
 			return halt(err)
 		}
@@ -148,9 +149,15 @@ func (p *pass) drain(ctx context.Context, s *shardRun, view *engine.Snapshot, pl
 		}
 		s.frozen = frozen
 		d := decidedEvent{tsNs: step.ev.TsNs, throughNs: step.ev.TsNs, advances: !frozen}
-		if job != nil {
+		if len(jobs) > 0 {
 			d.t = fl.start(ctx, lookupKey(step.ev.Bucket, step.ev.Key), func() error {
-				err := p.dispatch(ctx, s, job)
+				// A key's deletes go one after the other, as a walk's do.
+				var err error
+				for _, job := range jobs {
+					if err = p.dispatch(ctx, s, job); err != nil {
+						break
+					}
+				}
 				if step.look != nil {
 					p.forgetLookup(lookupKey(step.ev.Bucket, step.ev.Key), step.look)
 				}
@@ -294,7 +301,7 @@ func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapsh
 	}
 	st.kind = kind
 	for _, a := range view.BucketActions(ev.Bucket) {
-		if a.IsActive() && (a.Key.Kind == kind || ev.Type == filer.EventPut && a.Key.Kind == lifecycle.NoncurrentDays) {
+		if a.IsActive() && (a.Key.Kind == kind || (ev.Type == filer.EventPut || ev.Type == filer.EventRemove) && a.Key.Kind == lifecycle.NoncurrentDays) {
 			st.acts = append(st.acts, a)
 		}
 	}
@@ -323,10 +330,11 @@ func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapsh
 	return st
 }
 
-// finishReplay decides one event in order: job is the dispatch it needs
-// (nil for none), pendingDue the due time (Unix ns) of a match that exists
-// but is not due yet (0 when none); an error halts the shard.
-func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (job *dispatchJob, pendingDue int64, err error) {
+// finishReplay decides one event in order: jobs are the dispatches it
+// needs (a removal can need more than one, see removalTargets), pendingDue
+// the earliest due time (Unix ns) of a match that exists but is not due
+// yet (0 when none); an error halts the shard.
+func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (jobs []*dispatchJob, pendingDue int64, err error) {
 	if st.coldDue != 0 {
 		return nil, st.coldDue, nil
 	}
@@ -342,7 +350,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 			return nil, 0, nil
 		}
 		job, pending := p.prepare(s, SourceReplay, st.ev.Bucket, &up, nil, best, act)
-		return job, dueIf(pending, best), nil
+		return jobsOf(job), dueIf(pending, best), nil
 	}
 	l := st.look
 	select {
@@ -359,32 +367,76 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 	if !l.exists {
 		return nil, 0, nil
 	}
-	idx := versionIndex(&l.obj, st.ev.VersionID)
+	targets := []int{versionIndex(&l.obj, st.ev.VersionID)}
 	if st.ev.Type == filer.EventRemove {
-		idx = latestIndex(&l.obj)
-		if idx >= 0 && st.ev.Noncurrent && !l.obj.Versions[idx].DeleteMarker {
-			// A noncurrent version's removal changed nothing about a
-			// latest version that is not a delete marker: that version's
-			// own events decide it (see triggers).
-			idx = -1
+		targets = removalTargets(&l.obj, st.ev.Noncurrent)
+	}
+	anyPending := false
+	for _, idx := range targets {
+		if idx < 0 {
+			continue
 		}
+		acts := st.acts
+		if st.ev.Type == filer.EventPut {
+			acts = putActs(acts, &l.obj.Versions[idx], st.ev.TsNs)
+		}
+		best, act, found := p.snap.BestVersionMatch(acts, &l.obj, idx)
+		if !found {
+			continue
+		}
+		job, pending := p.prepare(s, SourceReplay, st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
+		jobs = append(jobs, jobsOf(job)...)
+		if d := dueIf(pending, best); d != 0 && (pendingDue == 0 || d < pendingDue) {
+			pendingDue = d
+		}
+		anyPending = anyPending || pending
 	}
-	if idx < 0 {
-		return nil, 0, nil
-	}
-	acts := st.acts
-	if st.ev.Type == filer.EventPut {
-		acts = putActs(acts, &l.obj.Versions[idx], st.ev.TsNs)
-	}
-	best, act, found := p.snap.BestVersionMatch(acts, &l.obj, idx)
-	if !found {
-		return nil, 0, nil
-	}
-	job, pending := p.prepare(s, SourceReplay, st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
-	if job == nil && !pending {
+	if len(jobs) == 0 && !anyPending {
 		p.forgetLookup(lookupKey(st.ev.Bucket, st.ev.Key), l)
 	}
-	return job, dueIf(pending, best), nil
+	return jobs, pendingDue, nil
+}
+
+// removalTargets is what a removal decides on the key as it is now: the
+// latest version, which is either a lone delete marker (the removal of the
+// last version beneath a marker is what makes it an expired object delete
+// marker) or a version the removal made latest again (unless the store
+// marks the removal as one of a noncurrent version and the latest is no
+// marker: that changed nothing about it); and every noncurrent version
+// whose successor may be the removed one. S3 counts a version's noncurrent
+// days from the creation of the successor it has (lifecycle
+// noncurrentSince), so removing a successor moves the due time of the
+// version below it later, with no event of its own: that version is one
+// whose demotion stamp is earlier than its successor's mtime (the stamp
+// was written for a successor since removed), or that has no stamp. The
+// removed version is gone from the listing, so every such version is
+// decided; each is a target of its own.
+func removalTargets(obj *filer.Object, noncurrent bool) []int {
+	var out []int
+	if idx := latestIndex(obj); idx >= 0 && !(noncurrent && !obj.Versions[idx].DeleteMarker) {
+		out = append(out, idx)
+	}
+	for i := 1; i < len(obj.Versions); i++ {
+		if ns := obj.Versions[i].NoncurrentSinceNs; ns == 0 || ns < obj.Versions[i-1].MtimeNs {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// RemovalDecides reports whether replaying the removal ev decides
+// obj.Versions[idx] on the key as obj holds it (removalTargets), for
+// `ilmctl explain`.
+func RemovalDecides(obj *filer.Object, idx int, ev filer.Event) bool {
+	return ev.Type == filer.EventRemove && slices.Contains(removalTargets(obj, ev.Noncurrent), idx)
+}
+
+// jobsOf is job as a list: none for nil.
+func jobsOf(job *dispatchJob) []*dispatchJob {
+	if job == nil {
+		return nil
+	}
+	return []*dispatchJob{job}
 }
 
 // dueIf is m's due time in Unix ns when pending, else 0.

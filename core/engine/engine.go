@@ -4,6 +4,7 @@
 package engine
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -290,12 +291,93 @@ func (s *Snapshot) ExplainVersion(a *CompiledAction, obj *filer.Object, idx int)
 	if vd.Applies && !s.ExpiredMarkers.Allows(a.Key.Kind, vd.Match) {
 		return lifecycle.Verdict{Reason: lifecycle.ReasonExpiredMarkerKept, Filter: vd.Filter, Due: vd.Due}
 	}
+	if vd.Applies && vd.Due.Days > 0 && (vd.Due.From == lifecycle.BaseNoncurrentSince || vd.Due.From == lifecycle.BaseSuccessorCreation) {
+		vd = s.pastGoingSuccessors(a, obj, idx, vd)
+		if !vd.Applies {
+			return vd
+		}
+	}
 	if vd.Applies && a.Key.Kind == lifecycle.NewerNoncurrent {
 		if n := s.retainedNewer(a, obj, idx, vd.Match.Due); n < a.Rule.NewerNoncurrentVersions {
 			return lifecycle.Verdict{Reason: lifecycle.ReasonNewerNoncurrentKept, Filter: vd.Filter, Due: vd.Due, NewerNoncurrent: n}
 		}
 	}
 	return vd
+}
+
+// pastGoingSuccessors is vd, a's due verdict on obj.Versions[idx] counted
+// from when its successor was created, re-decided on the key as it is once
+// the successors this pass deletes are gone: S3 counts a version's
+// noncurrent days from the creation of the successor it has
+// (lifecycle.noncurrentSince), and a successor that goes leaves the next
+// newer version as the successor. A successor goes when a noncurrent
+// action of the bucket, this one included, has it due by the pass clock,
+// decided the same way (goingNewer); the latest version never goes so.
+// S3 does not say in which order it applies what one evaluation finds;
+// counting from a successor the same pass deletes would delete the
+// version when its own delete goes first and keep it when the
+// successor's does, so, as for retainedNewer, the reading that deletes
+// less is taken and the pass decides the same whichever delete it sends
+// first. Under one rule this changes no verdict, only the base it names:
+// a successor due under the same days leaves one whose creation is at
+// least that old.
+func (s *Snapshot) pastGoingSuccessors(a *CompiledAction, obj *filer.Object, idx int, vd lifecycle.Verdict) lifecycle.Verdict {
+	if s.now.IsZero() || idx < 2 {
+		return vd // no pass clock, or the successor is the latest version
+	}
+	going := s.goingNewer(a.Key.Bucket, obj, idx)
+	j := successorPast(going, idx)
+	if j == idx-1 {
+		return vd
+	}
+	return lifecycle.ExplainVersionCounting(a.Rule, a.Key.Kind, without(obj, j, idx), j+1, s.Rounding, s.NewerNoncurrent)
+}
+
+// goingNewer decides, newest first, which of obj.Versions[1:idx] this pass
+// deletes: going[j] when a NoncurrentDays or NewerNoncurrent action of
+// bucket has version j due by the pass clock, decided as
+// pastGoingSuccessors decides it, past the newer versions that go. A
+// version's fate depends only on the versions newer than it, so removing
+// one that goes changes no other's, which is what makes the pass decide
+// the same in any order.
+func (s *Snapshot) goingNewer(bucket string, obj *filer.Object, idx int) []bool {
+	going := make([]bool, idx)
+	for j := 1; j < idx; j++ {
+		k := successorPast(going, j)
+		o := obj
+		if k != j-1 {
+			o = without(obj, k, j)
+		}
+		for _, b := range s.all[bucket] {
+			if b.Mode == ModeDisabled || (b.Key.Kind != lifecycle.NoncurrentDays && b.Key.Kind != lifecycle.NewerNoncurrent) {
+				continue
+			}
+			vd := lifecycle.ExplainVersionCounting(b.Rule, b.Key.Kind, o, k+1, s.Rounding, s.NewerNoncurrent)
+			if vd.Applies && !vd.Match.Due.After(s.now) {
+				going[j] = true
+				break
+			}
+		}
+	}
+	return going
+}
+
+// successorPast is the index of the nearest version newer than idx that
+// does not go (the latest, 0, never does).
+func successorPast(going []bool, idx int) int {
+	j := idx - 1
+	for j > 0 && going[j] {
+		j--
+	}
+	return j
+}
+
+// without is obj with the versions between j and idx (both excluded)
+// removed: obj.Versions[idx] is at j+1 in it.
+func without(obj *filer.Object, j, idx int) *filer.Object {
+	rest := *obj
+	rest.Versions = append(slices.Clip(obj.Versions[:j+1]), obj.Versions[idx:]...)
+	return &rest
 }
 
 // retainedNewer counts the noncurrent versions newer than

@@ -46,3 +46,51 @@ func TestNewerNoncurrentCountsOnlyVersionsThatStay(t *testing.T) {
 		})
 	}
 }
+
+// A noncurrent version's days count from the successor it has (S3 User
+// Guide, "How Amazon S3 calculates how long an object has been
+// noncurrent"); a successor another rule deletes no later than the version
+// would go leaves the next newer version as its successor. So v, demoted
+// 20 days ago by x, which another rule deletes now, counts from the latest
+// version (2 days old) under NoncurrentDays 10, and is kept, with x or
+// without it: the pass decides the same whichever delete goes first. A
+// successor another rule deletes only later still counts, and v goes.
+func TestNoncurrentDaysCountFromTheSuccessorThatStays(t *testing.T) {
+	day := 24 * time.Hour
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	latest := filer.Version{VersionID: "l", IsLatest: true, MtimeNs: now.Add(-2 * day).UnixNano()}
+	x := filer.Version{VersionID: "x", MtimeNs: now.Add(-20 * day).UnixNano(), NoncurrentSinceNs: latest.MtimeNs, Tags: map[string]string{"tmp": "1"}}
+	v := filer.Version{VersionID: "v", MtimeNs: now.Add(-30 * day).UnixNano(), NoncurrentSinceNs: x.MtimeNs}
+	withX := &filer.Object{Key: "k", Versions: []filer.Version{latest, x, v}}
+	withoutX := &filer.Object{Key: "k", Versions: []filer.Version{latest, v}}
+	for _, tc := range []struct {
+		name    string
+		tmpDays int // NoncurrentDays of the rule that selects x alone
+		obj     *filer.Object
+		idx     int
+		deletes bool
+		base    time.Time
+	}{
+		{"x goes now: v counts from the latest", 1, withX, 2, false, now.Add(-2 * day)},
+		{"x gone: v counts from the latest", 1, withoutX, 1, false, now.Add(-2 * day)},
+		{"x goes much later: v counts from x and goes", 400, withX, 2, true, now.Add(-20 * day)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := CompileWith([]Bucket{{Name: "b", Versioning: filer.VersioningEnabled, Rules: []lifecycle.Rule{
+				{ID: "nc10", Enabled: true, NoncurrentDays: 10},
+				{ID: "tmp", Enabled: true, NoncurrentDays: tc.tmpDays, Filter: lifecycle.Filter{Tags: []lifecycle.Tag{{Key: "tmp", Value: "1"}}}},
+			}}}, Options{Rounding: lifecycle.RoundExact}).Snapshot().At(now)
+			var nc *CompiledAction
+			for _, a := range snap.Actions() {
+				if a.Key.RuleID == "nc10" {
+					nc = a
+				}
+			}
+			vd := snap.ExplainVersion(nc, tc.obj, tc.idx)
+			if got := vd.Applies && vd.Match.IsDue(now); got != tc.deletes || !vd.Due.Base.Equal(tc.base) {
+				t.Errorf("nc10 on v: deletes %v counting from %s (%s), want %v counting from %s",
+					got, vd.Due.Base, vd.Due.From, tc.deletes, tc.base)
+			}
+		})
+	}
+}

@@ -109,7 +109,8 @@ func reach(cfg Config, st *Standing, d *Dispatch) (bool, string) {
 // as dailyrun's replay does: an ExpirationDays action on the put of that
 // version or, for a lone delete marker, on any removal beside it (unless
 // --expired-marker-days keep); a NoncurrentDays action on the version's
-// demotion; an abort on the upload's initiation.
+// demotion, or on a removal that may have been of its successor
+// (dailyrun.RemovalDecides); an abort on the upload's initiation.
 func triggers(cfg Config, d *Dispatch, ev filer.Event) bool {
 	if d.act == nil {
 		return false
@@ -119,7 +120,8 @@ func triggers(cfg Config, d *Dispatch, ev filer.Event) bool {
 		return ev.Type == filer.EventPut && ev.VersionID == d.versionID ||
 			ev.Type == filer.EventRemove && d.loneMarker && cfg.Snapshot.ExpiredMarkers != lifecycle.ExpiredMarkersKeep
 	case lifecycle.NoncurrentDays:
-		return ev.Type == filer.EventDemote && ev.VersionID == d.versionID
+		return ev.Type == filer.EventDemote && ev.VersionID == d.versionID ||
+			dailyrun.RemovalDecides(d.obj, d.idx, ev)
 	case lifecycle.AbortMPU:
 		return ev.Type == filer.EventMPUInit && ev.UploadID == d.uploadID
 	}
@@ -138,13 +140,19 @@ func replayAlternative(cfg Config, st *Standing, d *Dispatch) *Dispatch {
 		case !ok || kind == lifecycle.AbortMPU:
 			continue
 		case ev.Type == filer.EventRemove:
-			if !d.loneMarker || cfg.Snapshot.ExpiredMarkers == lifecycle.ExpiredMarkersKeep {
+			lone := d.loneMarker && cfg.Snapshot.ExpiredMarkers != lifecycle.ExpiredMarkersKeep
+			if !lone && !dailyrun.RemovalDecides(d.obj, d.idx, ev) {
 				continue
 			}
 		case ev.VersionID != d.versionID:
 			continue
 		}
 		acts := dailyrun.ReplayActions(cfg.Snapshot, cfg.MetaLogRetention, cfg.Bucket.Name, kind)
+		if ev.Type == filer.EventRemove {
+			// A removal decides noncurrent versions too (their successor
+			// may be the removed one).
+			acts = append(acts, dailyrun.ReplayActions(cfg.Snapshot, cfg.MetaLogRetention, cfg.Bucket.Name, lifecycle.NoncurrentDays)...)
+		}
 		m, act, ok := cfg.Snapshot.BestVersionMatch(acts, d.obj, d.idx)
 		if !ok || !m.IsDue(cfg.Now) {
 			continue

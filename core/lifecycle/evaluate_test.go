@@ -141,6 +141,13 @@ func TestEvaluateVersion(t *testing.T) {
 		o.Versions[2].NoncurrentSinceNs = evalDay2.Add(time.Hour).UnixNano()
 		return o
 	}()
+	// v1 demoted on day 2 by a version since removed: its successor is
+	// now v3 (day 3), and S3 counts from the successor it has.
+	successorRemoved := func() *filer.Object {
+		o := evalObj("a/k", evalVer("v3", evalDay3), evalVer("v1", evalDay1))
+		o.Versions[1].NoncurrentSinceNs = evalDay2.Add(time.Hour).UnixNano()
+		return o
+	}()
 	// A noncurrent version whose successor has no mtime and no
 	// NoncurrentSinceNs falls back to its own mtime.
 	noSuccessorMtime := evalObj("a/k", filer.Version{VersionID: "v2"}, evalVer("v1", evalDay1))
@@ -149,6 +156,13 @@ func TestEvaluateVersion(t *testing.T) {
 	loneMarker := evalObj("a/k", evalMarker("dm", evalDay2))
 	// Five versions newest first: current v5, noncurrent v4 v3 v2 v1.
 	five := evalObj("a/k", evalVer("v5", evalDay5), evalVer("v4", evalDay4), evalVer("v3", evalDay3), evalVer("v2", evalDay2), evalVer("v1", evalDay1))
+	// five without v3, which had demoted v2 on day 3: v2's successor is
+	// now v4.
+	v3Removed := func() *filer.Object {
+		o := evalObj("a/k", evalVer("v5", evalDay5), evalVer("v4", evalDay4), evalVer("v2", evalDay2), evalVer("v1", evalDay1))
+		o.Versions[2].NoncurrentSinceNs = evalDay3.Add(time.Hour).UnixNano()
+		return o
+	}()
 	// Noncurrent delete marker (dm demoted by v2).
 	noncurrentMarker := evalObj("a/k", evalVer("v2", evalDay3), evalMarker("dm", evalDay2), evalVer("v1", evalDay1))
 
@@ -196,6 +210,8 @@ func TestEvaluateVersion(t *testing.T) {
 		{"noncurrent legacy oldest uses its successor", noncurrent2, NoncurrentDays, legacy3, 2, RoundExact, true, evalDay2.Add(2 * 24 * time.Hour)},
 		{"noncurrent legacy aws", noncurrent2, NoncurrentDays, legacy3, 2, RoundAWS, true, midnight(evalDay2).Add(3 * 24 * time.Hour)},
 		{"noncurrent own mtime fallback", noncurrent2, NoncurrentDays, noSuccessorMtime, 1, RoundExact, true, evalDay1.Add(2 * 24 * time.Hour)},
+		{"noncurrent successor removed counts from the successor now", noncurrent2, NoncurrentDays, successorRemoved, 1, RoundExact, true, evalDay3.Add(2 * 24 * time.Hour)},
+		{"newer noncurrent successor removed counts from the successor now", keep1Days2, NewerNoncurrent, v3Removed, 2, RoundExact, true, evalDay4.Add(2 * 24 * time.Hour)},
 		{"noncurrent delete marker", noncurrent2, NoncurrentDays, noncurrentMarker, 1, RoundExact, true, evalDay3.Add(2 * 24 * time.Hour)},
 		{"noncurrent disabled", disabled(noncurrent2), NoncurrentDays, legacy3, 1, RoundAWS, false, time.Time{}},
 		{"noncurrent tag mismatch", withFilter(noncurrent2, Filter{Tags: []Tag{{"k", "v"}}}), NoncurrentDays, legacy3, 1, RoundAWS, false, time.Time{}},

@@ -147,7 +147,7 @@ const (
 	BaseNone              BaseSource = iota // no day count: due as soon as found
 	BaseCreation                            // the version's (or delete marker's) mtime
 	BaseNoncurrentSince                     // the meta-log event that demoted the version
-	BaseSuccessorCreation                   // the next newer version's mtime (no demotion stamp)
+	BaseSuccessorCreation                   // the next newer version's mtime (no demotion stamp, or an older one)
 	BaseOwnCreation                         // the version's own mtime (legacy entry, no successor time)
 	BaseInitiation                          // the multipart upload's initiation
 	BaseDate                                // Expiration Date
@@ -326,17 +326,29 @@ func (d DueMath) At() time.Time {
 	return DueAt(d.Base, d.Days, d.Rounding)
 }
 
-// noncurrentSince is when obj.Versions[idx] became noncurrent: the
-// demoting event's TsNs (Version.NoncurrentSinceNs), else the successor's
-// mtime, else the version's own mtime (legacy entries), as docs/run.md
-// (Due times) counts NoncurrentDays.
+// noncurrentSince is when obj.Versions[idx] became noncurrent, as the S3
+// User Guide counts it ("Amazon S3 uses the number of days since its
+// successor was created as the number of days an object is noncurrent"):
+// the mtime of its successor, the next newer version or delete marker as
+// the key is now. The demotion stamp (Version.NoncurrentSinceNs, the
+// meta-log time of the write that demoted it) counts instead when it is
+// no earlier, as it is while that successor stands; one earlier than
+// the successor's mtime outlived the successor it was written for (another
+// rule's or a client's delete of it, a Suspended bucket's null version
+// overwritten), and S3 counts from the successor the key has now, later.
+// A version with neither falls back to its own mtime (legacy entries), as
+// docs/run.md (Due times) counts NoncurrentDays.
 func noncurrentSince(obj *filer.Object, idx int) (time.Time, BaseSource) {
 	v := obj.Versions[idx]
+	var successor int64
+	if idx > 0 {
+		successor = obj.Versions[idx-1].MtimeNs
+	}
 	switch {
-	case v.NoncurrentSinceNs != 0:
+	case v.NoncurrentSinceNs != 0 && v.NoncurrentSinceNs >= successor:
 		return time.Unix(0, v.NoncurrentSinceNs).UTC(), BaseNoncurrentSince
-	case idx > 0 && obj.Versions[idx-1].MtimeNs != 0:
-		return time.Unix(0, obj.Versions[idx-1].MtimeNs).UTC(), BaseSuccessorCreation
+	case successor != 0:
+		return time.Unix(0, successor).UTC(), BaseSuccessorCreation
 	}
 	return time.Unix(0, v.MtimeNs).UTC(), BaseOwnCreation
 }
