@@ -33,13 +33,7 @@ func TestNewerNoncurrentCountsOnlyVersionsThatStay(t *testing.T) {
 				{ID: "keep1", Enabled: true, NoncurrentDays: 1, NewerNoncurrentVersions: 1},
 				{ID: "tmp", Enabled: true, NoncurrentDays: tc.tmpDays, Filter: lifecycle.Filter{Tags: []lifecycle.Tag{{Key: "tmp", Value: "1"}}}},
 			}}}, Options{Rounding: lifecycle.RoundAWS}).Snapshot().At(now)
-			var keep *CompiledAction
-			for _, a := range snap.Actions() {
-				if a.Key.RuleID == "keep1" {
-					keep = a
-				}
-			}
-			vd := snap.ExplainVersion(keep, obj, 2)
+			vd := snap.ExplainVersion(actionOfRule(t, snap, "keep1"), obj, 2)
 			if got := vd.Applies && vd.Match.IsDue(now); got != tc.deletes {
 				t.Errorf("keep1 on v: deletes %v (reason %s, rank %d), want %v", got, vd.Reason, vd.NewerNoncurrent, tc.deletes)
 			}
@@ -80,17 +74,23 @@ func TestNoncurrentDaysCountFromTheSuccessorThatStays(t *testing.T) {
 				{ID: "nc10", Enabled: true, NoncurrentDays: 10},
 				{ID: "tmp", Enabled: true, NoncurrentDays: tc.tmpDays, Filter: lifecycle.Filter{Tags: []lifecycle.Tag{{Key: "tmp", Value: "1"}}}},
 			}}}, Options{Rounding: lifecycle.RoundExact}).Snapshot().At(now)
-			var nc *CompiledAction
-			for _, a := range snap.Actions() {
-				if a.Key.RuleID == "nc10" {
-					nc = a
-				}
-			}
-			vd := snap.ExplainVersion(nc, tc.obj, tc.idx)
+			vd := snap.ExplainVersion(actionOfRule(t, snap, "nc10"), tc.obj, tc.idx)
 			if got := vd.Applies && vd.Match.IsDue(now); got != tc.deletes || !vd.Due.Base.Equal(tc.base) {
 				t.Errorf("nc10 on v: deletes %v counting from %s (%s), want %v counting from %s",
 					got, vd.Due.Base, vd.Due.From, tc.deletes, tc.base)
 			}
 		})
 	}
+}
+
+// actionOfRule is the compiled action of the rule with id (one action).
+func actionOfRule(t *testing.T, snap *Snapshot, id string) *CompiledAction {
+	t.Helper()
+	for _, a := range snap.Actions() {
+		if a.Key.RuleID == id {
+			return a
+		}
+	}
+	t.Fatalf("no action of rule %q", id)
+	return nil
 }
