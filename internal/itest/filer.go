@@ -163,8 +163,34 @@ func WeedShell(t testing.TB, ft FilerTarget, command string, timeout time.Durati
 // versionID to now-age.
 func BackdateNoncurrent(t testing.TB, st *seaweedfs.Store, bucket, key, versionID string, age time.Duration) {
 	t.Helper()
-	if err := st.SetVersionNoncurrentSince(ctx(t), bucket, key, versionID, time.Now().Add(-age)); err != nil {
+	at := time.Now().Add(-age)
+	if err := st.SetVersionNoncurrentSince(ctx(t), bucket, key, versionID, at); err != nil {
 		t.Fatalf("backdate noncurrent %s/%s@%s: %v", bucket, key, versionID, err)
+	}
+	// The version became noncurrent when its successor was created, and
+	// S3 counts its noncurrent days from that creation: a successor
+	// written after the stamp, or a version written after its own
+	// demotion, would be a history no server writes. Either is moved back
+	// to fit.
+	obj, ok, err := st.LookupObject(ctx(t), bucket, key)
+	if err != nil || !ok {
+		t.Fatalf("look up %s/%s: %v (found %v)", bucket, key, err, ok)
+	}
+	for i := 1; i < len(obj.Versions); i++ {
+		v, succ := obj.Versions[i], obj.Versions[i-1]
+		if v.VersionID != versionID {
+			continue
+		}
+		if succ.MtimeNs > at.UnixNano() {
+			if err := st.SetVersionMtime(ctx(t), bucket, key, succ.VersionID, at); err != nil {
+				t.Fatalf("backdate the successor %s/%s@%s: %v", bucket, key, succ.VersionID, err)
+			}
+		}
+		if v.MtimeNs >= at.UnixNano() {
+			if err := st.SetVersionMtime(ctx(t), bucket, key, v.VersionID, at.Add(-time.Second)); err != nil {
+				t.Fatalf("backdate %s/%s@%s: %v", bucket, key, v.VersionID, err)
+			}
+		}
 	}
 }
 
