@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -582,5 +583,8 @@ func lag(sec *float64) string {
 	if sec == nil {
 		return "cold"
 	}
-	return Duration(time.Duration(*sec * float64(time.Second)))
+	// To the nearest second: a cursor sits a nanosecond before an event,
+	// and which of a pass's own deletes (stamped nanoseconds apart, in the
+	// order they committed) holds it must not turn 1d into 23h59m.
+	return Duration(time.Duration(math.Round(*sec)) * time.Second)
 }
