@@ -371,7 +371,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 	if st.ev.Type == filer.EventRemove {
 		targets = removalTargets(&l.obj, st.ev.Noncurrent)
 	}
-	anyPending := false
+	anyFound, anyPending := false, false
 	for _, idx := range targets {
 		if idx < 0 {
 			continue
@@ -384,6 +384,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 		if !found {
 			continue
 		}
+		anyFound = true
 		job, pending := p.prepare(s, SourceReplay, st.ev.Bucket, nil, &versionTarget{obj: &l.obj, idx: idx}, best, act)
 		jobs = append(jobs, jobsOf(job)...)
 		if d := dueIf(pending, best); d != 0 && (pendingDue == 0 || d < pendingDue) {
@@ -391,7 +392,10 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 		}
 		anyPending = anyPending || pending
 	}
-	if len(jobs) == 0 && !anyPending {
+	if anyFound && len(jobs) == 0 && !anyPending {
+		// As before removals had several targets: a lookup that found a
+		// match settled at once is dropped; one that found none serves
+		// the key's next events.
 		p.forgetLookup(lookupKey(st.ev.Bucket, st.ev.Key), l)
 	}
 	return jobs, pendingDue, nil
