@@ -179,6 +179,24 @@ func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Uplo
 		// as it is then, so it counts as pending (due already).
 		return nil, noop
 	}
+	if vt != nil {
+		touched := bucket + "\x00" + a.Key + "\x00\x00\x01"
+		if lone := vt.obj.Versions[vt.idx].DeleteMarker && len(vt.obj.Versions) == 1; lone {
+			if done, _ := p.dispatchedNoop(touched); done {
+				// A lone delete marker on a key this pass already sent
+				// a delete of another version of: that delete may be
+				// what left it alone, and whether this pass read the
+				// key before or after it is timing. A walk, which reads
+				// before it deletes, leaves the marker to the next
+				// pass; so does this, whichever way the read fell:
+				// pending, due already, decided next pass on the key as
+				// it is then (the removal's own event decides it too).
+				return nil, true
+			}
+		} else {
+			p.markDispatched(touched)
+		}
+	}
 	return &dispatchJob{a: a, req: req, vt: vt, seenKey: seenKey}, false
 }
 

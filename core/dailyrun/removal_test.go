@@ -37,11 +37,14 @@ func TestRemovalTargets(t *testing.T) {
 			if got := removalTargets(obj, c.noncurrent); !slices.Equal(got, c.want) {
 				t.Errorf("removalTargets = %v, want %v", got, c.want)
 			}
-			for i := range obj.Versions {
-				ev := filer.Event{Type: filer.EventRemove, Noncurrent: c.noncurrent}
-				if got, want := RemovalDecides(obj, i, ev), slices.Contains(c.want, i); got != want {
-					t.Errorf("RemovalDecides(%d) = %v, want %v", i, got, want)
-				}
+			// Replay decides those targets, and only those, on the removal.
+			ev := filer.Event{Type: filer.EventRemove, Noncurrent: c.noncurrent}
+			var decided []int
+			for _, tg := range eventTargets(nil, ev, obj) {
+				decided = append(decided, tg.idx)
+			}
+			if !slices.Equal(decided, c.want) {
+				t.Errorf("eventTargets of the removal = %v, want %v", decided, c.want)
 			}
 		})
 	}

@@ -2,7 +2,7 @@ package dailyrun
 
 import (
 	"context"
-	"slices"
+	"time"
 
 	"github.com/ilmctl/ilmctl/core/engine"
 	"github.com/ilmctl/ilmctl/core/filer"
@@ -201,24 +201,11 @@ type decidedEvent struct {
 	t         *ticket
 }
 
-// triggers lists the replay kinds each event type can trigger
-// (docs/design/daily-run.md#replay): ExpirationDays on a latest-version PUT (a delete
-// marker's too: a lone one is an expired object delete marker),
-// NoncurrentDays on a demotion, AbortMPU on an upload's initiation. A
-// removal triggers ExpirationDays on the key's latest version as it is
-// now: a lone delete marker (the removal of the last version beneath a
-// marker is what makes it an expired object delete marker, long after the
-// marker's own PUT was replayed) or the version the removal made latest
-// again. A removal the store marks Noncurrent (filer.Event) decides the
-// latest version only when that is a delete marker: removing a noncurrent
-// version can make a marker lone but changes nothing else about the
-// latest version, whose own events decide it; without this, every
-// removal of a noncurrent version kept a pending match on its key's
-// latest version and its stretch of meta-log came due again each day. A
-// PUT of a version that was already noncurrent (a tag or
-// metadata update) triggers NoncurrentDays on it as well. Every change
-// that can give a version a replay match is thus an event that decides
-// that version (docs/design/daily-run.md#pending-summary).
+// triggers is the kind each event type is replayed for; which actions it
+// decides, on which versions, is replayDecides and eventTargets
+// (docs/design/daily-run.md#replay). Every change that can give a version
+// a replay match is an event that decides that version, which is what the
+// pending summary relies on (docs/design/daily-run.md#pending-summary).
 var triggers = map[filer.EventType]lifecycle.ActionKind{
 	filer.EventPut:     lifecycle.ExpirationDays,
 	filer.EventRemove:  lifecycle.ExpirationDays,
@@ -300,11 +287,7 @@ func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapsh
 		return st
 	}
 	st.kind = kind
-	for _, a := range view.BucketActions(ev.Bucket) {
-		if a.IsActive() && (a.Key.Kind == kind || (ev.Type == filer.EventPut || ev.Type == filer.EventRemove) && a.Key.Kind == lifecycle.NoncurrentDays) {
-			st.acts = append(st.acts, a)
-		}
-	}
+	st.acts = eventActs(view, ev)
 	if len(st.acts) == 0 || kind == lifecycle.AbortMPU {
 		return st
 	}
@@ -367,20 +350,10 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 	if !l.exists {
 		return nil, 0, nil
 	}
-	targets := []int{versionIndex(&l.obj, st.ev.VersionID)}
-	if st.ev.Type == filer.EventRemove {
-		targets = removalTargets(&l.obj, st.ev.Noncurrent)
-	}
 	anyFound, anyPending := false, false
-	for _, idx := range targets {
-		if idx < 0 {
-			continue
-		}
-		acts := st.acts
-		if st.ev.Type == filer.EventPut {
-			acts = putActs(acts, &l.obj.Versions[idx], st.ev.TsNs)
-		}
-		best, act, found := p.snap.BestVersionMatch(acts, &l.obj, idx)
+	for _, t := range eventTargets(st.acts, st.ev, &l.obj) {
+		idx := t.idx
+		best, act, found := p.snap.BestVersionMatch(t.acts, &l.obj, idx)
 		if !found {
 			continue
 		}
@@ -399,6 +372,104 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 		p.forgetLookup(lookupKey(st.ev.Bucket, st.ev.Key), l)
 	}
 	return jobs, pendingDue, nil
+}
+
+// replayDecides reports whether replaying an event of type t decides
+// actions of kind k (docs/design/daily-run.md#replay): ExpirationDays and
+// ExpiredDeleteMarker on a put or a removal (a removal decides the latest
+// version it left, which may be a lone delete marker); NoncurrentDays and
+// NewerNoncurrent on a demotion, a put and a removal; AbortMPU on an
+// upload's initiation. ExpirationDate is never replayed.
+func replayDecides(t filer.EventType, k lifecycle.ActionKind) bool {
+	switch k {
+	case lifecycle.ExpirationDays, lifecycle.ExpiredDeleteMarker:
+		return t == filer.EventPut || t == filer.EventRemove
+	case lifecycle.NoncurrentDays, lifecycle.NewerNoncurrent:
+		return t == filer.EventPut || t == filer.EventRemove || t == filer.EventDemote
+	case lifecycle.AbortMPU:
+		return t == filer.EventMPUInit
+	}
+	return false
+}
+
+// eventActs is the view's active actions of ev's bucket that replaying ev
+// decides.
+func eventActs(view *engine.Snapshot, ev filer.Event) []*engine.CompiledAction {
+	var out []*engine.CompiledAction
+	for _, a := range view.BucketActions(ev.Bucket) {
+		if a.IsActive() && replayDecides(ev.Type, a.Key.Kind) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// eventTarget is one version an event decides, and the actions it decides
+// on it.
+type eventTarget struct {
+	idx  int
+	acts []*engine.CompiledAction
+}
+
+// eventTargets is what replaying ev with acts (eventActs) decides on the
+// key as obj holds it now. A removal decides removalTargets. A put or a
+// demotion decides the version it names (a put NoncurrentDays only when
+// the version was already noncurrent, putActs) and, under
+// NewerNoncurrentVersions, every noncurrent version of the key: a new
+// version is what raises the number of noncurrent versions newer than
+// each older one, so the put that writes it and the demotion it causes
+// are the events that can bring an older version's rank to the rule's
+// count (docs/design/daily-run.md#newer-noncurrent-versions).
+func eventTargets(acts []*engine.CompiledAction, ev filer.Event, obj *filer.Object) []eventTarget {
+	var out []eventTarget
+	if ev.Type == filer.EventRemove {
+		for _, idx := range removalTargets(obj, ev.Noncurrent) {
+			out = append(out, eventTarget{idx: idx, acts: acts})
+		}
+		return out
+	}
+	named := versionIndex(obj, ev.VersionID)
+	if named >= 0 {
+		a := acts
+		if ev.Type == filer.EventPut {
+			a = putActs(acts, &obj.Versions[named], ev.TsNs)
+		}
+		out = append(out, eventTarget{idx: named, acts: a})
+	}
+	var newer []*engine.CompiledAction
+	for _, a := range acts {
+		if a.Key.Kind == lifecycle.NewerNoncurrent {
+			newer = append(newer, a)
+		}
+	}
+	if len(newer) == 0 {
+		return out
+	}
+	for i := range obj.Versions {
+		if i != named && !obj.Versions[i].IsLatest {
+			out = append(out, eventTarget{idx: i, acts: newer})
+		}
+	}
+	return out
+}
+
+// EventActs is the actions of the replay view (as a pass with
+// metaLogRetention builds it) that replaying ev decides on
+// obj.Versions[idx], the key as it is now: what `ilmctl explain` says the
+// replay of a pending event reaches.
+func EventActs(snap *engine.Snapshot, metaLogRetention time.Duration, ev filer.Event, obj *filer.Object, idx int) []*engine.CompiledAction {
+	retention := metaLogRetention
+	if retention == 0 {
+		retention = engine.MaxEffectiveTTL(snap)
+	}
+	rv, _ := snap.RulesForShard(0, retention)
+	var out []*engine.CompiledAction
+	for _, t := range eventTargets(eventActs(rv, ev), ev, obj) {
+		if t.idx == idx {
+			out = append(out, t.acts...)
+		}
+	}
+	return out
 }
 
 // removalTargets is what a removal decides on the key as it is now: the
@@ -426,13 +497,6 @@ func removalTargets(obj *filer.Object, noncurrent bool) []int {
 		}
 	}
 	return out
-}
-
-// RemovalDecides reports whether replaying the removal ev decides
-// obj.Versions[idx] on the key as obj holds it (removalTargets), for
-// `ilmctl explain`.
-func RemovalDecides(obj *filer.Object, idx int, ev filer.Event) bool {
-	return ev.Type == filer.EventRemove && slices.Contains(removalTargets(obj, ev.Noncurrent), idx)
 }
 
 // jobsOf is job as a list: none for nil.

@@ -118,11 +118,3 @@ func ReplayActions(snap *engine.Snapshot, metaLogRetention time.Duration, bucket
 	}
 	return out
 }
-
-// TriggerKind is the replay action kind an event of type t triggers
-// (ExpirationDays on a put or removal, NoncurrentDays on a demotion,
-// AbortMPU on an upload's initiation); ok is false for any other event.
-func TriggerKind(t filer.EventType) (kind lifecycle.ActionKind, ok bool) {
-	kind, ok = triggers[t]
-	return kind, ok
-}

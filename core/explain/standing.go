@@ -106,24 +106,24 @@ func reach(cfg Config, st *Standing, d *Dispatch) (bool, string) {
 }
 
 // triggers reports whether replaying ev decides d's action on its target,
-// as dailyrun's replay does: an ExpirationDays action on the put of that
-// version or, for a lone delete marker, on any removal beside it (unless
-// --expired-marker-days keep); a NoncurrentDays action on the version's
-// demotion, or on a removal that may have been of its successor
-// (dailyrun.RemovalDecides); an abort on the upload's initiation.
+// as dailyrun's replay does (dailyrun.EventActs): an abort on the upload's
+// initiation; on a version, the replay actions ev's type decides on it on
+// the key as it is now (its own put or demotion, a removal beside it, and
+// under NewerNoncurrentVersions any put or demotion of its key).
 func triggers(cfg Config, d *Dispatch, ev filer.Event) bool {
 	if d.act == nil {
 		return false
 	}
-	switch d.act.Key.Kind {
-	case lifecycle.ExpirationDays:
-		return ev.Type == filer.EventPut && ev.VersionID == d.versionID ||
-			ev.Type == filer.EventRemove && d.loneMarker && cfg.Snapshot.ExpiredMarkers != lifecycle.ExpiredMarkersKeep
-	case lifecycle.NoncurrentDays:
-		return ev.Type == filer.EventDemote && ev.VersionID == d.versionID ||
-			dailyrun.RemovalDecides(d.obj, d.idx, ev)
-	case lifecycle.AbortMPU:
+	if d.act.Key.Kind == lifecycle.AbortMPU {
 		return ev.Type == filer.EventMPUInit && ev.UploadID == d.uploadID
+	}
+	if d.obj == nil {
+		return false
+	}
+	for _, a := range dailyrun.EventActs(cfg.Snapshot, cfg.MetaLogRetention, ev, d.obj, d.idx) {
+		if a.Key == d.act.Key {
+			return true
+		}
 	}
 	return false
 }
@@ -134,24 +134,13 @@ func triggers(cfg Config, d *Dispatch, ev filer.Event) bool {
 // the replay view's actions of the kind the event triggers, as dailyrun's
 // router does, so another rule's due match can go first. nil when none.
 func replayAlternative(cfg Config, st *Standing, d *Dispatch) *Dispatch {
+	if d.obj == nil {
+		return nil
+	}
 	for _, ev := range st.pending {
-		kind, ok := dailyrun.TriggerKind(ev.Type)
-		switch {
-		case !ok || kind == lifecycle.AbortMPU:
+		acts := dailyrun.EventActs(cfg.Snapshot, cfg.MetaLogRetention, ev, d.obj, d.idx)
+		if len(acts) == 0 {
 			continue
-		case ev.Type == filer.EventRemove:
-			lone := d.loneMarker && cfg.Snapshot.ExpiredMarkers != lifecycle.ExpiredMarkersKeep
-			if !lone && !dailyrun.RemovalDecides(d.obj, d.idx, ev) {
-				continue
-			}
-		case ev.VersionID != d.versionID:
-			continue
-		}
-		acts := dailyrun.ReplayActions(cfg.Snapshot, cfg.MetaLogRetention, cfg.Bucket.Name, kind)
-		if ev.Type == filer.EventRemove {
-			// A removal decides noncurrent versions too (their successor
-			// may be the removed one).
-			acts = append(acts, dailyrun.ReplayActions(cfg.Snapshot, cfg.MetaLogRetention, cfg.Bucket.Name, lifecycle.NoncurrentDays)...)
 		}
 		m, act, ok := cfg.Snapshot.BestVersionMatch(acts, d.obj, d.idx)
 		if !ok || !m.IsDue(cfg.Now) {
