@@ -23,7 +23,7 @@ import (
 // included, is a meta-log event, as on a real filer: the pending summary
 // relies on that (docs/design/daily-run.md#pending-summary).
 type loggedStore struct {
-	*fakeStore // its clockNs stamps events too: just after it, or after the last
+	*fakeStore // its clockNs stamps events too: at it or after the last
 }
 
 func newLoggedStore() *loggedStore {
@@ -32,12 +32,10 @@ func newLoggedStore() *loggedStore {
 	return ls
 }
 
-// nextTs is the store's next event time: just after its clock (a filer
-// stamps a pass's deletes at its own clock, which is past the pass's
-// boundary, docs/design/daily-run.md#subscription), or just after the last
-// event when the clock is behind.
+// nextTs is the store's next event time: its clock, or just after the
+// last event when the clock is behind.
 func (s *loggedStore) nextTs() int64 {
-	ts := s.clockNs + 1
+	ts := s.clockNs
 	for _, ev := range s.events {
 		if ev.TsNs >= ts {
 			ts = ev.TsNs + 1
