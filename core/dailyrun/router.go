@@ -234,6 +234,12 @@ type lookup struct {
 	obj    filer.Object
 	exists bool
 	err    error
+	// newer is set once an event decided NewerNoncurrent on every
+	// noncurrent version of obj: a later event of the key decides the
+	// same on the same read, so it decides only what it names
+	// (eventTargets); the first holds any pending match. Only the key's
+	// shard decides its events, one at a time.
+	newer bool
 }
 
 // lookups caches the pass's key lookups: a key has several events (puts,
@@ -351,7 +357,11 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 		return nil, 0, nil
 	}
 	anyFound, anyPending := false, false
-	for _, t := range eventTargets(st.acts, st.ev, &l.obj) {
+	allNoncurrent := !l.newer
+	if st.ev.Type != filer.EventRemove {
+		l.newer = true
+	}
+	for _, t := range eventTargets(st.acts, st.ev, &l.obj, allNoncurrent) {
 		idx := t.idx
 		best, act, found := p.snap.BestVersionMatch(t.acts, &l.obj, idx)
 		if !found {
@@ -420,7 +430,10 @@ type eventTarget struct {
 // each older one, so the put that writes it and the demotion it causes
 // are the events that can bring an older version's rank to the rule's
 // count (docs/design/daily-run.md#newer-noncurrent-versions).
-func eventTargets(acts []*engine.CompiledAction, ev filer.Event, obj *filer.Object) []eventTarget {
+//
+// allNoncurrent false leaves out the noncurrent versions a put or a
+// demotion does not name: an earlier event decided them on the same read.
+func eventTargets(acts []*engine.CompiledAction, ev filer.Event, obj *filer.Object, allNoncurrent bool) []eventTarget {
 	var out []eventTarget
 	if ev.Type == filer.EventRemove {
 		for _, idx := range removalTargets(obj, ev.Noncurrent) {
@@ -442,7 +455,7 @@ func eventTargets(acts []*engine.CompiledAction, ev filer.Event, obj *filer.Obje
 			newer = append(newer, a)
 		}
 	}
-	if len(newer) == 0 {
+	if len(newer) == 0 || !allNoncurrent {
 		return out
 	}
 	for i := range obj.Versions {
@@ -464,7 +477,7 @@ func EventActs(snap *engine.Snapshot, metaLogRetention time.Duration, ev filer.E
 	}
 	rv, _ := snap.RulesForShard(0, retention)
 	var out []*engine.CompiledAction
-	for _, t := range eventTargets(eventActs(rv, ev), ev, obj) {
+	for _, t := range eventTargets(eventActs(rv, ev), ev, obj, true) {
 		if t.idx == idx {
 			out = append(out, t.acts...)
 		}
