@@ -364,14 +364,15 @@ func (p *pass) applies(bucket string, act *engine.CompiledAction, kind lifecycle
 		if act == nil || obj == nil {
 			return false
 		}
-		if m, ok := p.snap.EvaluateVersion(act, obj, idx); ok && m.Kind == kind && m.IsDue(p.cfg.RunNow) {
+		key := p.snap.ForKey(obj)
+		if m, ok := key.EvaluateVersion(act, idx); ok && m.Kind == kind && m.IsDue(p.cfg.RunNow) {
 			return true
 		}
 		for _, a := range p.snap.BucketActions(bucket) {
 			if a == act || !a.IsActive() || deleteEffect(a.Key.Kind) != deleteEffect(kind) {
 				continue
 			}
-			if m, ok := p.snap.EvaluateVersion(a, obj, idx); ok && deleteEffect(m.Kind) == deleteEffect(kind) && m.IsDue(p.cfg.RunNow) {
+			if m, ok := key.EvaluateVersion(a, idx); ok && deleteEffect(m.Kind) == deleteEffect(kind) && m.IsDue(p.cfg.RunNow) {
 				return true
 			}
 		}

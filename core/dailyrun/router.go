@@ -361,9 +361,10 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 	if st.ev.Type != filer.EventRemove {
 		l.newer = true
 	}
+	key := p.snap.ForKey(&l.obj)
 	for _, t := range eventTargets(st.acts, st.ev, &l.obj, allNoncurrent) {
 		idx := t.idx
-		best, act, found := p.snap.BestVersionMatch(t.acts, &l.obj, idx)
+		best, act, found := key.BestVersionMatch(t.acts, idx)
 		if !found {
 			continue
 		}

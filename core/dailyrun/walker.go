@@ -563,8 +563,9 @@ func (p *pass) queueObjects(ctx context.Context, g *walkGroup, bucket, prefix st
 		}
 		p.noteColdKey(s, bucket, obj, acts)
 		items = items[:0]
+		key := p.snap.ForKey(obj)
 		for idx := range obj.Versions {
-			m, act, ok := p.snap.BestVersionMatch(acts, obj, idx)
+			m, act, ok := key.BestVersionMatch(acts, idx)
 			if !ok || !m.IsDue(p.cfg.RunNow) {
 				continue
 			}
@@ -646,12 +647,13 @@ func (p *pass) noteColdKey(s *shardRun, bucket string, obj *filer.Object, acts [
 		return
 	}
 	k := lookupKey(bucket, obj.Key)
+	key := p.snap.ForKey(obj)
 	for idx := range obj.Versions {
 		for _, a := range acts {
 			if !a.Key.Kind.ReplayEligible() {
 				continue
 			}
-			if m, ok := p.snap.EvaluateVersion(a, obj, idx); ok && !m.IsDue(p.cfg.RunNow) {
+			if m, ok := key.EvaluateVersion(a, idx); ok && !m.IsDue(p.cfg.RunNow) {
 				s.coldMu.Lock()
 				s.coldKeys.note(k, dueNs(m))
 				s.coldMu.Unlock()

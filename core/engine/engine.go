@@ -278,8 +278,7 @@ func (s *Snapshot) At(now time.Time) *Snapshot {
 // a delete included, goes through it, so they cannot disagree; it is
 // ExplainVersion without the reason, which `ilmctl explain` prints.
 func (s *Snapshot) EvaluateVersion(a *CompiledAction, obj *filer.Object, idx int) (lifecycle.Match, bool) {
-	vd := s.ExplainVersion(a, obj, idx)
-	return vd.Match, vd.Applies
+	return s.ForKey(obj).EvaluateVersion(a, idx)
 }
 
 // ExplainVersion is lifecycle.ExplainVersion of a's rule and kind on
@@ -287,22 +286,94 @@ func (s *Snapshot) EvaluateVersion(a *CompiledAction, obj *filer.Object, idx int
 // policy (a lone marker an Expiration Days action keeps is
 // ReasonExpiredMarkerKept) and NewerNoncurrentVersions count.
 func (s *Snapshot) ExplainVersion(a *CompiledAction, obj *filer.Object, idx int) lifecycle.Verdict {
+	return s.ForKey(obj).ExplainVersion(a, idx)
+}
+
+// BestVersionMatch is the earliest-due match of acts on obj.Versions[idx],
+// evaluated under the snapshot's semantics, and the compiled action (rule
+// and kind) that made it: a delete wins over nothing and the earliest due
+// delete applies (ties: the lower rule ID). Inactive and upload actions
+// are skipped.
+func (s *Snapshot) BestVersionMatch(acts []*CompiledAction, obj *filer.Object, idx int) (lifecycle.Match, *CompiledAction, bool) {
+	return s.ForKey(obj).BestVersionMatch(acts, idx)
+}
+
+// Key is the snapshot deciding the versions of one key as obj holds them.
+// A version's noncurrent verdicts depend on the versions newer than it
+// (which of them this pass deletes, what the bucket's other noncurrent
+// rules decide on them); Key decides each of those once and keeps it, so
+// deciding all n versions of a key costs about n^2 rule evaluations
+// rather than n^3 or more. The results are those of deciding each version
+// alone (TestKeyDecidesAsEachVersionAlone). obj must not change while
+// the Key is used, and a Key is for one goroutine.
+type Key struct {
+	s      *Snapshot
+	obj    *filer.Object
+	bucket string // of the actions decided so far; another resets the memo
+	// going[j]: this pass deletes obj.Versions[j] (goingNewer), decided
+	// for every j < len(going).
+	going []bool
+	// other[b][j]: b's verdict on obj.Versions[j] (deletedBy).
+	other map[*CompiledAction][]otherVerdict
+}
+
+type otherVerdict struct {
+	decided, applies bool
+	due              time.Time
+}
+
+// ForKey is the snapshot deciding obj's versions (see Key).
+func (s *Snapshot) ForKey(obj *filer.Object) *Key { return &Key{s: s, obj: obj} }
+
+// EvaluateVersion is Snapshot.EvaluateVersion on the key's version idx.
+func (k *Key) EvaluateVersion(a *CompiledAction, idx int) (lifecycle.Match, bool) {
+	vd := k.ExplainVersion(a, idx)
+	return vd.Match, vd.Applies
+}
+
+// BestVersionMatch is Snapshot.BestVersionMatch on the key's version idx.
+func (k *Key) BestVersionMatch(acts []*CompiledAction, idx int) (lifecycle.Match, *CompiledAction, bool) {
+	var best lifecycle.Match
+	var act *CompiledAction
+	for _, a := range acts {
+		if !a.IsActive() || a.Key.Kind == lifecycle.AbortMPU {
+			continue
+		}
+		m, ok := k.EvaluateVersion(a, idx)
+		if ok && (act == nil || m.Earlier(best)) {
+			best, act = m, a
+		}
+	}
+	return best, act, act != nil
+}
+
+// ExplainVersion is Snapshot.ExplainVersion on the key's version idx.
+func (k *Key) ExplainVersion(a *CompiledAction, idx int) lifecycle.Verdict {
+	s, obj := k.s, k.obj
+	k.useBucket(a.Key.Bucket)
 	vd := lifecycle.ExplainVersionCounting(a.Rule, a.Key.Kind, obj, idx, s.Rounding, s.NewerNoncurrent)
 	if vd.Applies && !s.ExpiredMarkers.Allows(a.Key.Kind, vd.Match) {
 		return lifecycle.Verdict{Reason: lifecycle.ReasonExpiredMarkerKept, Filter: vd.Filter, Due: vd.Due}
 	}
 	if vd.Applies && vd.Due.Days > 0 && (vd.Due.From == lifecycle.BaseNoncurrentSince || vd.Due.From == lifecycle.BaseSuccessorCreation) {
-		vd = s.pastGoingSuccessors(a, obj, idx, vd)
+		vd = k.pastGoingSuccessors(a, idx, vd)
 		if !vd.Applies {
 			return vd
 		}
 	}
 	if vd.Applies && a.Key.Kind == lifecycle.NewerNoncurrent {
-		if n := s.retainedNewer(a, obj, idx, vd.Match.Due); n < a.Rule.NewerNoncurrentVersions {
+		if n := k.retainedNewer(a, idx, vd.Match.Due); n < a.Rule.NewerNoncurrentVersions {
 			return lifecycle.Verdict{Reason: lifecycle.ReasonNewerNoncurrentKept, Filter: vd.Filter, Due: vd.Due, NewerNoncurrent: n}
 		}
 	}
 	return vd
+}
+
+// useBucket starts the memo afresh when the key's actions change bucket.
+func (k *Key) useBucket(bucket string) {
+	if k.bucket != bucket {
+		k.bucket, k.going, k.other = bucket, nil, nil
+	}
 }
 
 // pastGoingSuccessors is vd, a's due verdict on obj.Versions[idx] counted
@@ -321,45 +392,58 @@ func (s *Snapshot) ExplainVersion(a *CompiledAction, obj *filer.Object, idx int)
 // first. Under one rule this changes no verdict, only the base it names:
 // a successor due under the same days leaves one whose creation is at
 // least that old.
-func (s *Snapshot) pastGoingSuccessors(a *CompiledAction, obj *filer.Object, idx int, vd lifecycle.Verdict) lifecycle.Verdict {
+func (k *Key) pastGoingSuccessors(a *CompiledAction, idx int, vd lifecycle.Verdict) lifecycle.Verdict {
+	s := k.s
 	if s.now.IsZero() || idx < 2 {
 		return vd // no pass clock, or the successor is the latest version
 	}
-	going := s.goingNewer(a.Key.Bucket, obj, idx)
+	going := k.goingNewer(idx)
 	j := successorPast(going, idx)
 	if j == idx-1 {
 		return vd
 	}
-	return lifecycle.ExplainVersionCounting(a.Rule, a.Key.Kind, without(obj, j, idx), j+1, s.Rounding, s.NewerNoncurrent)
+	return lifecycle.ExplainVersionCounting(a.Rule, a.Key.Kind, without(k.obj, j, idx), j+1, s.Rounding, s.NewerNoncurrent)
 }
 
 // goingNewer decides, newest first, which of obj.Versions[1:idx] this pass
 // deletes: going[j] when a NoncurrentDays or NewerNoncurrent action of
-// bucket has version j due by the pass clock, decided as
+// the bucket has version j due by the pass clock, decided as
 // pastGoingSuccessors decides it, past the newer versions that go. A
 // version's fate depends only on the versions newer than it, so removing
 // one that goes changes no other's, which is what makes the pass decide
-// the same in any order.
-func (s *Snapshot) goingNewer(bucket string, obj *filer.Object, idx int) []bool {
-	going := make([]bool, idx)
-	for j := 1; j < idx; j++ {
-		k := successorPast(going, j)
+// the same in any order; and it is decided once per key.
+func (k *Key) goingNewer(idx int) []bool {
+	s, obj := k.s, k.obj
+	if len(k.going) == 0 {
+		k.going = append(k.going, false) // the latest version never goes so
+	}
+	for j := len(k.going); j < idx; j++ {
+		kk := successorPast(k.going, j)
 		o := obj
-		if k != j-1 {
-			o = without(obj, k, j)
+		if kk != j-1 {
+			o = without(obj, kk, j)
 		}
-		for _, b := range s.all[bucket] {
+		goes := false
+		for _, b := range s.all[k.bucket] {
 			if b.Mode == ModeDisabled || (b.Key.Kind != lifecycle.NoncurrentDays && b.Key.Kind != lifecycle.NewerNoncurrent) {
 				continue
 			}
-			vd := lifecycle.ExplainVersionCounting(b.Rule, b.Key.Kind, o, k+1, s.Rounding, s.NewerNoncurrent)
-			if vd.Applies && !vd.Match.Due.After(s.now) {
-				going[j] = true
+			var applies bool
+			var due time.Time
+			if o == obj {
+				applies, due = k.otherVerdict(b, j)
+			} else {
+				vd := lifecycle.ExplainVersionCounting(b.Rule, b.Key.Kind, o, kk+1, s.Rounding, s.NewerNoncurrent)
+				applies, due = vd.Applies, vd.Match.Due
+			}
+			if applies && !due.After(s.now) {
+				goes = true
 				break
 			}
 		}
+		k.going = append(k.going, goes)
 	}
-	return going
+	return k.going[:idx]
 }
 
 // successorPast is the index of the nearest version newer than idx that
@@ -390,14 +474,14 @@ func without(obj *filer.Object, j, idx int) *filer.Object {
 // once the newer one is gone, is among the newest retained, so the reading
 // that deletes less is taken, and the pass decides the same whichever
 // delete it sends first (docs/design/daily-run.md#newer-noncurrent-versions).
-func (s *Snapshot) retainedNewer(a *CompiledAction, obj *filer.Object, idx int, due time.Time) int {
+func (k *Key) retainedNewer(a *CompiledAction, idx int, due time.Time) int {
 	n := 0
 	for j := 1; j < idx; j++ {
-		v := &obj.Versions[j]
-		if v.DeleteMarker && s.NewerNoncurrent == lifecycle.CountObjectVersions {
+		v := &k.obj.Versions[j]
+		if v.DeleteMarker && k.s.NewerNoncurrent == lifecycle.CountObjectVersions {
 			continue
 		}
-		if !s.deletedBy(a, obj, j, due) {
+		if !k.deletedBy(a, j, due) {
 			n++
 		}
 	}
@@ -407,7 +491,8 @@ func (s *Snapshot) retainedNewer(a *CompiledAction, obj *filer.Object, idx int, 
 // deletedBy reports whether an enabled rule of a's bucket other than a's
 // deletes obj.Versions[j] permanently, due no later than due, or than the
 // pass clock when due is already past.
-func (s *Snapshot) deletedBy(a *CompiledAction, obj *filer.Object, j int, due time.Time) bool {
+func (k *Key) deletedBy(a *CompiledAction, j int, due time.Time) bool {
+	s := k.s
 	if s.now.After(due) {
 		// Already due (or due as soon as found): it goes at this pass,
 		// and so does every newer version another rule has due by now.
@@ -417,12 +502,30 @@ func (s *Snapshot) deletedBy(a *CompiledAction, obj *filer.Object, j int, due ti
 		if b == a || b.Mode == ModeDisabled || (b.Key.Kind != lifecycle.NoncurrentDays && b.Key.Kind != lifecycle.NewerNoncurrent) {
 			continue
 		}
-		vd := lifecycle.ExplainVersionCounting(b.Rule, b.Key.Kind, obj, j, s.Rounding, s.NewerNoncurrent)
-		if vd.Applies && !vd.Match.Due.After(due) {
+		if applies, bdue := k.otherVerdict(b, j); applies && !bdue.After(due) {
 			return true
 		}
 	}
 	return false
+}
+
+// otherVerdict is b's verdict on obj.Versions[j] as the key holds it,
+// without the adjustments of ExplainVersion (what deletedBy and
+// goingNewer compare), decided once.
+func (k *Key) otherVerdict(b *CompiledAction, j int) (applies bool, due time.Time) {
+	if k.other == nil {
+		k.other = map[*CompiledAction][]otherVerdict{}
+	}
+	vs := k.other[b]
+	if vs == nil {
+		vs = make([]otherVerdict, len(k.obj.Versions))
+		k.other[b] = vs
+	}
+	if !vs[j].decided {
+		vd := lifecycle.ExplainVersionCounting(b.Rule, b.Key.Kind, k.obj, j, k.s.Rounding, k.s.NewerNoncurrent)
+		vs[j] = otherVerdict{decided: true, applies: vd.Applies, due: vd.Match.Due}
+	}
+	return vs[j].applies, vs[j].due
 }
 
 // ExplainUpload is lifecycle.ExplainUpload of a's rule on u under the
@@ -432,26 +535,6 @@ func (s *Snapshot) ExplainUpload(a *CompiledAction, u *filer.Upload) lifecycle.V
 		return lifecycle.Verdict{Reason: lifecycle.ReasonNotUploadAction}
 	}
 	return lifecycle.ExplainUpload(a.Rule, u, s.Rounding)
-}
-
-// BestVersionMatch is the earliest-due match of acts on obj.Versions[idx],
-// evaluated under the snapshot's semantics, and the compiled action (rule
-// and kind) that made it: a delete wins over nothing and the earliest due
-// delete applies (ties: the lower rule ID). Inactive and upload actions
-// are skipped.
-func (s *Snapshot) BestVersionMatch(acts []*CompiledAction, obj *filer.Object, idx int) (lifecycle.Match, *CompiledAction, bool) {
-	var best lifecycle.Match
-	var act *CompiledAction
-	for _, a := range acts {
-		if !a.IsActive() || a.Key.Kind == lifecycle.AbortMPU {
-			continue
-		}
-		m, ok := s.EvaluateVersion(a, obj, idx)
-		if ok && (act == nil || m.Earlier(best)) {
-			best, act = m, a
-		}
-	}
-	return best, act, act != nil
 }
 
 // BestUploadMatch is BestVersionMatch for an incomplete multipart upload
