@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ilmctl/ilmctl/core/filer"
 	"github.com/ilmctl/ilmctl/core/lifecycle"
 )
@@ -75,5 +77,76 @@ func TestReplayDecidesNewerNoncurrentAndExpiredMarkers(t *testing.T) {
 				t.Errorf("%s: %s %s found by %s, want replay", s.name, a.Kind, a.Key, a.Source)
 			}
 		}
+	}
+}
+
+// A removal can raise the number of newer versions that stay: x, which
+// another rule deletes, ranks above v3, so v3's own NewerNoncurrent match
+// made it uncounted; once x is gone v3 stays and counts, and v2 has two
+// newer noncurrent versions that stay. Replay decides that on x's removal,
+// as a walk of every rule decides it the day after, and the two leave the
+// same versions every day, with one NewerNoncurrentVersions rule or two.
+func TestRemovalDecidesNewerNoncurrentItLetsCount(t *testing.T) {
+	cold := []lifecycle.Tag{{Key: "tier", Value: "cold"}}
+	for _, tc := range []struct {
+		name  string
+		rules []lifecycle.Rule
+	}{
+		{"one rule", []lifecycle.Rule{
+			{ID: "nn2", Enabled: true, NoncurrentDays: 30, NewerNoncurrentVersions: 2},
+			{ID: "nc28-cold", Enabled: true, Filter: lifecycle.Filter{Tags: cold}, NoncurrentDays: 28},
+		}},
+		{"two rules", []lifecycle.Rule{
+			{ID: "nnA", Enabled: true, NoncurrentDays: 3, NewerNoncurrentVersions: 2},
+			{ID: "nnB", Enabled: true, Filter: lifecycle.Filter{Tags: []lifecycle.Tag{{Key: "t", Value: "b"}}}, NoncurrentDays: 3, NewerNoncurrentVersions: 2},
+			{ID: "nc1-cold", Enabled: true, Filter: lifecycle.Filter{Tags: cold}, NoncurrentDays: 1},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := snapshotOf("ver", filer.VersioningEnabled, tc.rules...)
+			replay, walk := newLoggedStore(), newLoggedStore()
+			write := func(at time.Time, f func(st *loggedStore, at time.Time)) {
+				for _, st := range []*loggedStore{replay, walk} {
+					f(st, at)
+				}
+			}
+			writes := []struct {
+				at string
+				f  func(st *loggedStore, at time.Time)
+			}{
+				{"2026-01-01T01:00:00Z", func(st *loggedStore, at time.Time) { st.put("ver", "k", "v1", at, 1) }},
+				{"2026-01-02T01:00:00Z", func(st *loggedStore, at time.Time) { st.put("ver", "k", "v2", at, 1) }},
+				{"2026-01-02T02:00:00Z", func(st *loggedStore, at time.Time) {
+					st.put("ver", "k", "v3", at, 1)
+					st.setTags("ver", "k", "v3", map[string]string{"t": "b"}, at.Add(time.Minute).UnixNano())
+				}},
+				{"2026-01-02T03:00:00Z", func(st *loggedStore, at time.Time) { st.put("ver", "k", "v4", at, 1) }},
+				{"2026-01-03T01:00:00Z", func(st *loggedStore, at time.Time) {
+					st.put("ver", "k", "x", at, 1)
+					st.setTags("ver", "k", "x", map[string]string{"tier": "cold"}, at.Add(time.Minute).UnixNano())
+				}},
+				{"2026-01-04T01:00:00Z", func(st *loggedStore, at time.Time) { st.put("ver", "k", "L", at, 1) }},
+			}
+			for _, st := range []*loggedStore{replay, walk} {
+				st.addBucket("ver", filer.VersioningEnabled)
+			}
+			deleted := 0
+			for now := ts("2026-01-01T00:00:00Z"); now.Before(ts("2026-02-12T00:00:00Z")); now = now.Add(day) {
+				for len(writes) > 0 && ts(writes[0].at).Before(now) {
+					write(ts(writes[0].at), writes[0].f)
+					writes = writes[1:]
+				}
+				replay.clockNs, walk.clockNs = now.UnixNano(), now.UnixNano()
+				rr := runStoreLogged(t, replay, snap, now, nil)
+				runStore(t, walkOnly{walk}, snap, now, nil)
+				deleted += len(doneSet(rr))
+				if diff := cmp.Diff(walk.remaining(), replay.remaining()); diff != "" {
+					t.Fatalf("%s: what replay left differs from a walk (-walk +replay):\n%s", now.Format(time.DateOnly), diff)
+				}
+			}
+			if deleted < 3 {
+				t.Errorf("%d deletes: the history exercises too little", deleted)
+			}
+		})
 	}
 }

@@ -358,9 +358,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 	}
 	anyFound, anyPending := false, false
 	allNoncurrent := !l.newer
-	if st.ev.Type != filer.EventRemove {
-		l.newer = true
-	}
+	l.newer = true
 	key := p.snap.ForKey(&l.obj)
 	for _, t := range eventTargets(st.acts, st.ev, &l.obj, allNoncurrent) {
 		idx := t.idx
@@ -423,32 +421,34 @@ type eventTarget struct {
 }
 
 // eventTargets is what replaying ev with acts (eventActs) decides on the
-// key as obj holds it now. A removal decides removalTargets. A put or a
+// key as obj holds it now. A removal decides removalTargets; a put or a
 // demotion decides the version it names (a put NoncurrentDays only when
-// the version was already noncurrent, putActs) and, under
-// NewerNoncurrentVersions, every noncurrent version of the key: a new
-// version is what raises the number of noncurrent versions newer than
-// each older one, so the put that writes it and the demotion it causes
-// are the events that can bring an older version's rank to the rule's
-// count (docs/design/daily-run.md#newer-noncurrent-versions).
+// the version was already noncurrent, putActs). Under
+// NewerNoncurrentVersions each also decides every noncurrent version of
+// the key: a new version raises the number of noncurrent versions newer
+// than each older one, and a removal can raise the number that stay (a
+// newer version that went uncounted because another rule had it due,
+// only while the removed one ranked above it, counts again), so these
+// are the events that can bring an older version's count to the rule's
+// (docs/design/daily-run.md#newer-noncurrent-versions).
 //
-// allNoncurrent false leaves out the noncurrent versions a put or a
-// demotion does not name: an earlier event decided them on the same read.
+// allNoncurrent false leaves out the noncurrent versions ev does not
+// name otherwise: an earlier event decided them on the same read.
 func eventTargets(acts []*engine.CompiledAction, ev filer.Event, obj *filer.Object, allNoncurrent bool) []eventTarget {
 	var out []eventTarget
+	decided := map[int]bool{}
 	if ev.Type == filer.EventRemove {
 		for _, idx := range removalTargets(obj, ev.Noncurrent) {
 			out = append(out, eventTarget{idx: idx, acts: acts})
+			decided[idx] = true
 		}
-		return out
-	}
-	named := versionIndex(obj, ev.VersionID)
-	if named >= 0 {
+	} else if named := versionIndex(obj, ev.VersionID); named >= 0 {
 		a := acts
 		if ev.Type == filer.EventPut {
 			a = putActs(acts, &obj.Versions[named], ev.TsNs)
 		}
 		out = append(out, eventTarget{idx: named, acts: a})
+		decided[named] = true
 	}
 	var newer []*engine.CompiledAction
 	for _, a := range acts {
@@ -460,7 +460,7 @@ func eventTargets(acts []*engine.CompiledAction, ev filer.Event, obj *filer.Obje
 		return out
 	}
 	for i := range obj.Versions {
-		if i != named && !obj.Versions[i].IsLatest {
+		if !decided[i] && !obj.Versions[i].IsLatest {
 			out = append(out, eventTarget{idx: i, acts: newer})
 		}
 	}

@@ -606,3 +606,34 @@ func TestColdStartReplayStopsLookingUpOnceFrozen(t *testing.T) {
 		t.Fatalf("cursor %v moved past the first pending event", time.Unix(0, s.Cursor.TsNs).UTC())
 	}
 }
+
+// On a store without a meta-log every rule is walked on every pass, those
+// due as soon as found too: an expired object delete marker (TTL 0) under
+// --due-rounding exact, which no rounding slack promotes, is removed by a
+// walk after the cold start as under aws rounding.
+func TestRunWithoutMetaLogWalksExpiredMarkers(t *testing.T) {
+	for _, rnd := range []lifecycle.Rounding{lifecycle.RoundAWS, lifecycle.RoundExact} {
+		t.Run(rnd.String(), func(t *testing.T) {
+			st := newFakeStore()
+			st.addBucket("ver", filer.VersioningEnabled)
+			snap := engine.Compile([]engine.Bucket{{Name: "ver", Versioning: filer.VersioningEnabled,
+				Rules: []lifecycle.Rule{{ID: "edm", Enabled: true, ExpiredObjectDeleteMarker: true}}}}, rnd).Snapshot()
+			store := silentMetaLogless{st}
+			runWith(t, context.Background(), store, snap, ts("2026-05-31T00:00:00Z"), nil) // cold start
+			st.putMarker("ver", "m/k", "dm", ts("2026-06-01T00:00:00Z"))
+			res := runWith(t, context.Background(), store, snap, ts("2026-06-02T00:00:00Z"), nil)
+			if len(res.Actions) != 1 || res.Actions[0].Source != SourceWalker || len(st.remaining()) != 0 {
+				t.Fatalf("actions %+v remaining %v, want the lone marker removed by a walk", res.Actions, st.remaining())
+			}
+		})
+	}
+}
+
+// silentMetaLogless is a store without a meta-log that delivers no
+// events either, as s3:// does.
+type silentMetaLogless struct{ *fakeStore }
+
+func (silentMetaLogless) NoMetaLog() bool { return true }
+func (silentMetaLogless) SubscribeMetadata(context.Context, int64, int64, func(filer.Event) error) error {
+	return nil
+}

@@ -256,8 +256,13 @@ func MaxEffectiveTTL(s *Snapshot) time.Duration {
 }
 
 func (s *Snapshot) promoted(a *CompiledAction, retentionWindow time.Duration) bool {
-	return a.EffectiveTTL(s.Rounding) > retentionWindow
+	return retentionWindow <= NoMetaLog || a.EffectiveTTL(s.Rounding) > retentionWindow
 }
+
+// NoMetaLog is the retention window of a store that keeps no meta-log
+// (s3://): every replay-eligible action is promoted to the walker, those
+// due as soon as found (an expired object delete marker, TTL 0) too.
+const NoMetaLog = time.Nanosecond
 
 func (s *Snapshot) derive() *Snapshot {
 	return &Snapshot{Rounding: s.Rounding, ExpiredMarkers: s.ExpiredMarkers, NewerNoncurrent: s.NewerNoncurrent, locked: s.locked, versioning: s.versioning, all: s.all, now: s.now}
@@ -499,7 +504,8 @@ func (k *Key) deletedBy(a *CompiledAction, j int, due time.Time) bool {
 		due = s.now
 	}
 	for _, b := range s.all[a.Key.Bucket] {
-		if b == a || b.Mode == ModeDisabled || (b.Key.Kind != lifecycle.NoncurrentDays && b.Key.Kind != lifecycle.NewerNoncurrent) {
+		// a is a view's clone of one of s.all's actions: the same key.
+		if b.Key == a.Key || b.Mode == ModeDisabled || (b.Key.Kind != lifecycle.NoncurrentDays && b.Key.Kind != lifecycle.NewerNoncurrent) {
 			continue
 		}
 		if applies, bdue := k.otherVerdict(b, j); applies && !bdue.After(due) {

@@ -540,11 +540,10 @@ func TestPromotedHash(t *testing.T) {
 			slack := rnd.Slack()
 			s := Compile(fixtureBuckets(), rnd).Snapshot()
 			// Replay TTLs: marker 0, abort 7, keep 10, expire 30, nc
-			// 60, big 400 days; AWS rounding adds a day to each.
-			everything := []ActionKey{kAbort, kKeep, kExpire, kNc, kBig}
-			if slack > 0 {
-				everything = append(everything, kMarker)
-			}
+			// 60, big 400 days; AWS rounding adds a day to each. A
+			// window of NoMetaLog or less (a store without a meta-log)
+			// promotes every one, the marker's TTL 0 too.
+			everything := []ActionKey{kAbort, kKeep, kExpire, kNc, kBig, kMarker}
 			cases := []struct {
 				name     string
 				window   time.Duration
@@ -557,6 +556,7 @@ func TestPromotedHash(t *testing.T) {
 				{"nc and big promoted", 60*day + slack - time.Nanosecond, []ActionKey{kNc, kBig}},
 				{"all but abort promoted", 30*day + slack - 1, []ActionKey{kExpire, kNc, kBig}},
 				{"everything promoted", 0, everything},
+				{"no meta-log", NoMetaLog, everything},
 			}
 			bySet := map[string][32]byte{}
 			for _, c := range cases {

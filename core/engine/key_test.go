@@ -133,7 +133,7 @@ func referenceDeletedBy(s *Snapshot, a *CompiledAction, obj *filer.Object, j int
 		due = s.now
 	}
 	for _, b := range s.all[a.Key.Bucket] {
-		if b == a || b.Mode == ModeDisabled || (b.Key.Kind != lifecycle.NoncurrentDays && b.Key.Kind != lifecycle.NewerNoncurrent) {
+		if b.Key == a.Key || b.Mode == ModeDisabled || (b.Key.Kind != lifecycle.NoncurrentDays && b.Key.Kind != lifecycle.NewerNoncurrent) {
 			continue
 		}
 		vd := lifecycle.ExplainVersionCounting(b.Rule, b.Key.Kind, obj, j, s.Rounding, s.NewerNoncurrent)
