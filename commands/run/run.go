@@ -63,8 +63,8 @@ func newCommand(o *options) *cobra.Command {
 		Long: `Run one S3 lifecycle pass against a filer and exit: the daily run.
 
 The pass replays the filer's meta-log from each shard's saved cursor, walks
-buckets where replay cannot decide (cold start, rule edits, Expiration
-Date, Object Lock buckets), dispatches
+buckets where replay cannot decide (cold start, rule edits, ExpirationDate,
+ExpiredObjectDeleteMarker, NewerNoncurrentVersions), dispatches
 identity-checked deletes under one shared rate limit, saves per-shard
 cursors, prints a heartbeat line on stderr and a report on stdout.
 

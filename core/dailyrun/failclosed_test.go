@@ -72,20 +72,30 @@ func TestUnreadableKeyHaltsOnlyItsShard(t *testing.T) {
 			wantWalk: WalkRecovery,
 		},
 		{
-			// ExpirationDate is the one kind only a walk decides.
-			name:  "steady-state walk, ExpirationDate",
-			rules: []lifecycle.Rule{expireE, {ID: "d", Enabled: true, Filter: lifecycle.Filter{Prefix: "d/"}, ExpirationDate: ts("2026-01-01T00:00:00Z")}},
+			name:  "steady-state walk, ExpiredObjectDeleteMarker",
+			rules: []lifecycle.Rule{expireE, {ID: "m", Enabled: true, Filter: lifecycle.Filter{Prefix: "m/"}, ExpiredObjectDeleteMarker: true}},
 			other: expireDays("o", 1),
 			setup: func(st *fakeStore) {
 				st.put("ver", bad, "v1", now1.Add(-time.Hour), 1) // due only by the second pass
-				st.put("ver", "d/k", "v1", now1.Add(-10*day), 1)
+				st.putMarker("ver", "m/gone", "d1", now1.Add(-10*day))
+			},
+			twoPass:  true,
+			wantWalk: WalkSteadyState,
+		},
+		{
+			name:  "steady-state walk, NewerNoncurrentVersions",
+			rules: []lifecycle.Rule{expireE, {ID: "n", Enabled: true, Filter: lifecycle.Filter{Prefix: "n/"}, NewerNoncurrentVersions: 1}},
+			other: expireDays("o", 1),
+			setup: func(st *fakeStore) {
+				st.put("ver", bad, "v1", now1.Add(-time.Hour), 1)
+				st.put("ver", "n/k", "v1", now1.Add(-10*day), 1)
 			},
 			twoPass:  true,
 			wantWalk: WalkSteadyState,
 		},
 		{
 			name:     "empty-replay walk",
-			rules:    []lifecycle.Rule{{ID: "d", Enabled: true, ExpirationDate: ts("2026-01-01T00:00:00Z")}},
+			rules:    []lifecycle.Rule{{ID: "m", Enabled: true, ExpiredObjectDeleteMarker: true}},
 			other:    lifecycle.Rule{ID: "o", Enabled: true, ExpirationDate: ts("2026-01-01T00:00:00Z")},
 			setup:    func(st *fakeStore) {},
 			between:  func(st *fakeStore) { st.putMarker("ver", bad, "d1", now1.Add(time.Hour)) },

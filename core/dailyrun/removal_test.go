@@ -40,7 +40,7 @@ func TestRemovalTargets(t *testing.T) {
 			// Replay decides those targets, and only those, on the removal.
 			ev := filer.Event{Type: filer.EventRemove, Noncurrent: c.noncurrent}
 			var decided []int
-			for _, tg := range eventTargets(nil, ev, obj, true) {
+			for _, tg := range eventTargets(nil, ev, obj) {
 				decided = append(decided, tg.idx)
 			}
 			if !slices.Equal(decided, c.want) {

@@ -234,12 +234,6 @@ type lookup struct {
 	obj    filer.Object
 	exists bool
 	err    error
-	// newer is set once an event decided NewerNoncurrent on every
-	// noncurrent version of obj: a later event of the key decides the
-	// same on the same read, so it decides only what it names
-	// (eventTargets); the first holds any pending match. Only the key's
-	// shard decides its events, one at a time.
-	newer bool
 }
 
 // lookups caches the pass's key lookups: a key has several events (puts,
@@ -357,10 +351,8 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 		return nil, 0, nil
 	}
 	anyFound, anyPending := false, false
-	allNoncurrent := !l.newer
-	l.newer = true
 	key := p.snap.ForKey(&l.obj)
-	for _, t := range eventTargets(st.acts, st.ev, &l.obj, allNoncurrent) {
+	for _, t := range eventTargets(st.acts, st.ev, &l.obj) {
 		idx := t.idx
 		best, act, found := key.BestVersionMatch(t.acts, idx)
 		if !found {
@@ -384,16 +376,16 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 }
 
 // replayDecides reports whether replaying an event of type t decides
-// actions of kind k (docs/design/daily-run.md#replay): ExpirationDays and
-// ExpiredDeleteMarker on a put or a removal (a removal decides the latest
-// version it left, which may be a lone delete marker); NoncurrentDays and
-// NewerNoncurrent on a demotion, a put and a removal; AbortMPU on an
-// upload's initiation. ExpirationDate is never replayed.
+// actions of kind k (docs/design/daily-run.md#replay): ExpirationDays on a
+// put or a removal (a removal decides the latest version it left, which
+// may be a lone delete marker); NoncurrentDays on a demotion, a put and a
+// removal; AbortMPU on an upload's initiation. The walker-bound kinds are
+// never replayed.
 func replayDecides(t filer.EventType, k lifecycle.ActionKind) bool {
 	switch k {
-	case lifecycle.ExpirationDays, lifecycle.ExpiredDeleteMarker:
+	case lifecycle.ExpirationDays:
 		return t == filer.EventPut || t == filer.EventRemove
-	case lifecycle.NoncurrentDays, lifecycle.NewerNoncurrent:
+	case lifecycle.NoncurrentDays:
 		return t == filer.EventPut || t == filer.EventRemove || t == filer.EventDemote
 	case lifecycle.AbortMPU:
 		return t == filer.EventMPUInit
@@ -421,50 +413,25 @@ type eventTarget struct {
 }
 
 // eventTargets is what replaying ev with acts (eventActs) decides on the
-// key as obj holds it now. A removal decides removalTargets; a put or a
+// key as obj holds it now: a removal decides removalTargets; a put or a
 // demotion decides the version it names (a put NoncurrentDays only when
-// the version was already noncurrent, putActs). Under
-// NewerNoncurrentVersions each also decides every noncurrent version of
-// the key: a new version raises the number of noncurrent versions newer
-// than each older one, and a removal can raise the number that stay (a
-// newer version that went uncounted because another rule had it due,
-// only while the removed one ranked above it, counts again), so these
-// are the events that can bring an older version's count to the rule's
-// (docs/design/daily-run.md#newer-noncurrent-versions).
-//
-// allNoncurrent false leaves out the noncurrent versions ev does not
-// name otherwise: an earlier event decided them on the same read.
-func eventTargets(acts []*engine.CompiledAction, ev filer.Event, obj *filer.Object, allNoncurrent bool) []eventTarget {
-	var out []eventTarget
-	decided := map[int]bool{}
+// the version was already noncurrent, putActs).
+func eventTargets(acts []*engine.CompiledAction, ev filer.Event, obj *filer.Object) []eventTarget {
 	if ev.Type == filer.EventRemove {
+		var out []eventTarget
 		for _, idx := range removalTargets(obj, ev.Noncurrent) {
 			out = append(out, eventTarget{idx: idx, acts: acts})
-			decided[idx] = true
 		}
-	} else if named := versionIndex(obj, ev.VersionID); named >= 0 {
-		a := acts
-		if ev.Type == filer.EventPut {
-			a = putActs(acts, &obj.Versions[named], ev.TsNs)
-		}
-		out = append(out, eventTarget{idx: named, acts: a})
-		decided[named] = true
-	}
-	var newer []*engine.CompiledAction
-	for _, a := range acts {
-		if a.Key.Kind == lifecycle.NewerNoncurrent {
-			newer = append(newer, a)
-		}
-	}
-	if len(newer) == 0 || !allNoncurrent {
 		return out
 	}
-	for i := range obj.Versions {
-		if !decided[i] && !obj.Versions[i].IsLatest {
-			out = append(out, eventTarget{idx: i, acts: newer})
-		}
+	named := versionIndex(obj, ev.VersionID)
+	if named < 0 {
+		return nil
 	}
-	return out
+	if ev.Type == filer.EventPut {
+		acts = putActs(acts, &obj.Versions[named], ev.TsNs)
+	}
+	return []eventTarget{{idx: named, acts: acts}}
 }
 
 // EventActs is the actions of the replay view (as a pass with
@@ -478,7 +445,7 @@ func EventActs(snap *engine.Snapshot, metaLogRetention time.Duration, ev filer.E
 	}
 	rv, _ := snap.RulesForShard(0, retention)
 	var out []*engine.CompiledAction
-	for _, t := range eventTargets(eventActs(rv, ev), ev, obj, true) {
+	for _, t := range eventTargets(eventActs(rv, ev), ev, obj) {
 		if t.idx == idx {
 			out = append(out, t.acts...)
 		}

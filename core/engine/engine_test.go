@@ -98,12 +98,12 @@ func TestCompile(t *testing.T) {
 		active bool
 	}{
 		{kDate, ModeScanOnly, 0, true},
-		{kMarker, ModeEventDriven, 0, true},
+		{kMarker, ModeScanOnly, 0, true},
 		{kAbort, ModeEventDriven, 7 * day, true},
 		{kExpire, ModeEventDriven, 30 * day, true},
 		// Both NoncurrentDays and NewerNoncurrentVersions: NewerNoncurrent
 		// alone, carrying the day count.
-		{kKeep, ModeEventDriven, 10 * day, true},
+		{kKeep, ModeScanOnly, 10 * day, true},
 		{kNc, ModeEventDriven, 60 * day, true},
 		{kOffDt, ModeDisabled, 0, false},
 		{kOffExp, ModeDisabled, 1 * day, false},
@@ -163,44 +163,44 @@ func TestRulesForShard(t *testing.T) {
 			name:       "aws window covers everything",
 			rnd:        lifecycle.RoundAWS,
 			window:     401 * day,
-			wantReplay: sortedKeys(kAbort, kExpire, kNc, kBig, kMarker, kKeep),
-			wantWalk:   sortedKeys(kDate),
+			wantReplay: sortedKeys(kAbort, kExpire, kNc, kBig),
+			wantWalk:   sortedKeys(kDate, kMarker, kKeep),
 		},
 		{
 			// 400 days + 1 day slack does not fit in 400 days.
 			name:       "aws slack promotes at exact ttl",
 			rnd:        lifecycle.RoundAWS,
 			window:     400 * day,
-			wantReplay: sortedKeys(kAbort, kExpire, kNc, kMarker, kKeep),
-			wantWalk:   sortedKeys(kDate, kBig),
+			wantReplay: sortedKeys(kAbort, kExpire, kNc),
+			wantWalk:   sortedKeys(kDate, kMarker, kKeep, kBig),
 		},
 		{
 			name:       "exact fits at exact ttl",
 			rnd:        lifecycle.RoundExact,
 			window:     400 * day,
-			wantReplay: sortedKeys(kAbort, kExpire, kNc, kBig, kMarker, kKeep),
-			wantWalk:   sortedKeys(kDate),
+			wantReplay: sortedKeys(kAbort, kExpire, kNc, kBig),
+			wantWalk:   sortedKeys(kDate, kMarker, kKeep),
 		},
 		{
 			name:       "exact one nanosecond short promotes",
 			rnd:        lifecycle.RoundExact,
 			window:     400*day - time.Nanosecond,
-			wantReplay: sortedKeys(kAbort, kExpire, kNc, kMarker, kKeep),
-			wantWalk:   sortedKeys(kDate, kBig),
+			wantReplay: sortedKeys(kAbort, kExpire, kNc),
+			wantWalk:   sortedKeys(kDate, kMarker, kKeep, kBig),
 		},
 		{
 			name:       "aws window at 31 days keeps 30-day rule",
 			rnd:        lifecycle.RoundAWS,
 			window:     31 * day,
-			wantReplay: sortedKeys(kAbort, kExpire, kMarker, kKeep),
-			wantWalk:   sortedKeys(kDate, kNc, kBig),
+			wantReplay: sortedKeys(kAbort, kExpire),
+			wantWalk:   sortedKeys(kDate, kMarker, kKeep, kNc, kBig),
 		},
 		{
 			name:       "aws window just under 31 days",
 			rnd:        lifecycle.RoundAWS,
 			window:     31*day - time.Nanosecond,
-			wantReplay: sortedKeys(kAbort, kMarker, kKeep),
-			wantWalk:   sortedKeys(kDate, kExpire, kNc, kBig),
+			wantReplay: sortedKeys(kAbort),
+			wantWalk:   sortedKeys(kDate, kMarker, kKeep, kExpire, kNc, kBig),
 		},
 		{
 			name:       "zero window promotes every replay kind",
@@ -323,7 +323,7 @@ func TestViewsAreIndependentClones(t *testing.T) {
 		t.Error("replay view with every action deactivated is not Empty")
 	}
 	for _, a := range replay2.Actions() {
-		if !a.IsActive() || a.Mode != ModeEventDriven || a.TTL != baseAction(t, base, a.Key).TTL {
+		if !a.IsActive() || a.Mode != ModeEventDriven || a.TTL == 0 {
 			t.Errorf("replay2 %+v changed after mutating replay: active %v mode %s ttl %s", a.Key, a.IsActive(), a.Mode, a.TTL)
 		}
 	}
@@ -440,19 +440,9 @@ func TestReplayContentHash(t *testing.T) {
 		{"noncurrent days", logs(func(r []lifecycle.Rule) { r[1].NoncurrentDays = 61 }), lifecycle.RoundAWS},
 		{"abort days", logs(func(r []lifecycle.Rule) { r[0].AbortMPUDays = 8 }), lifecycle.RoundAWS},
 		{"kind", logs(func(r []lifecycle.Rule) { r[1].NoncurrentDays = 0; r[1].ExpirationDays = 60 }), lifecycle.RoundAWS},
-		// NoncurrentDays turns into NewerNoncurrent, carrying the days.
+		// NoncurrentDays turns into walker-bound NewerNoncurrent: the replay
+		// action disappears.
 		{"noncurrent gains a newer count", logs(func(r []lifecycle.Rule) { r[1].NewerNoncurrentVersions = 2 }), lifecycle.RoundAWS},
-		// NewerNoncurrent and ExpiredDeleteMarker are replayed too: the
-		// count and the markers decide what replay matches.
-		{"expired delete marker dropped", logs(func(r []lifecycle.Rule) { r[2].ExpiredObjectDeleteMarker = false }), lifecycle.RoundAWS},
-		{"expired delete marker rule filter", logs(func(r []lifecycle.Rule) { r[2].Filter.Prefix = "tmp/" }), lifecycle.RoundAWS},
-		{"newer noncurrent count", logs(func(r []lifecycle.Rule) { r[3].NewerNoncurrentVersions = 5 }), lifecycle.RoundAWS},
-		{"newer noncurrent days", logs(func(r []lifecycle.Rule) { r[3].NoncurrentDays = 20 }), lifecycle.RoundAWS},
-		{"delete marker on a replay rule", logs(func(r []lifecycle.Rule) { r[0].ExpiredObjectDeleteMarker = true }), lifecycle.RoundAWS},
-		{"newer count on a replay rule", logs(func(r []lifecycle.Rule) { r[0].NewerNoncurrentVersions = 4 }), lifecycle.RoundAWS},
-		{"expired delete marker rule added", logs(func(r []lifecycle.Rule) {
-			r[4] = lifecycle.Rule{ID: "off", Enabled: true, ExpiredObjectDeleteMarker: true}
-		}), lifecycle.RoundAWS},
 		{"rule id", logs(func(r []lifecycle.Rule) { r[0].ID = "expire2" }), lifecycle.RoundAWS},
 		{"bucket name", func(bs []Bucket) []Bucket { bs[1].Name = "media2"; return bs }, lifecycle.RoundAWS},
 		{"rounding", nil, lifecycle.RoundExact},
@@ -472,10 +462,16 @@ func TestReplayContentHash(t *testing.T) {
 		edit func([]Bucket) []Bucket
 	}{
 		{"expiration date", logs(func(r []lifecycle.Rule) { r[2].ExpirationDate = time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC) })},
+		{"expired delete marker dropped", logs(func(r []lifecycle.Rule) { r[2].ExpiredObjectDeleteMarker = false })},
+		{"walker rule filter", logs(func(r []lifecycle.Rule) { r[2].Filter.Prefix = "tmp/" })},
+		{"newer noncurrent count", logs(func(r []lifecycle.Rule) { r[3].NewerNoncurrentVersions = 5 })},
+		{"newer noncurrent days", logs(func(r []lifecycle.Rule) { r[3].NoncurrentDays = 20 })},
 		// A walker-only edit on a rule that also has replay actions.
 		{"expiration date on a replay rule", logs(func(r []lifecycle.Rule) { r[0].ExpirationDate = time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC) })},
+		{"delete marker on a replay rule", logs(func(r []lifecycle.Rule) { r[0].ExpiredObjectDeleteMarker = true })},
+		{"newer count on a replay rule", logs(func(r []lifecycle.Rule) { r[0].NewerNoncurrentVersions = 4 })},
 		{"walker rule added", logs(func(r []lifecycle.Rule) {
-			r[4] = lifecycle.Rule{ID: "off", Enabled: true, ExpirationDate: time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)}
+			r[4] = lifecycle.Rule{ID: "off", Enabled: true, ExpiredObjectDeleteMarker: true}
 		})},
 		{"disabled rule edited", logs(func(r []lifecycle.Rule) { r[4].ExpirationDays = 99; r[4].Filter.Prefix = "x" })},
 		{"disabled replay rule added", func(bs []Bucket) []Bucket {
@@ -498,8 +494,9 @@ func TestReplayContentHashZero(t *testing.T) {
 		rules []lifecycle.Rule
 	}{
 		{"no rules", nil},
-		{"walker kind only", []lifecycle.Rule{
-			{ID: "a", Enabled: true, ExpirationDate: date},
+		{"walker kinds only", []lifecycle.Rule{
+			{ID: "a", Enabled: true, ExpirationDate: date, ExpiredObjectDeleteMarker: true},
+			{ID: "b", Enabled: true, NewerNoncurrentVersions: 2, NoncurrentDays: 30},
 		}},
 		{"replay kinds disabled", []lifecycle.Rule{
 			{ID: "a", Enabled: false, ExpirationDays: 1, NoncurrentDays: 1, AbortMPUDays: 1},
@@ -539,11 +536,7 @@ func TestPromotedHash(t *testing.T) {
 		t.Run(rnd.String(), func(t *testing.T) {
 			slack := rnd.Slack()
 			s := Compile(fixtureBuckets(), rnd).Snapshot()
-			// Replay TTLs: marker 0, abort 7, keep 10, expire 30, nc
-			// 60, big 400 days; AWS rounding adds a day to each. A
-			// window of NoMetaLog or less (a store without a meta-log)
-			// promotes every one, the marker's TTL 0 too.
-			everything := []ActionKey{kAbort, kKeep, kExpire, kNc, kBig, kMarker}
+			// Replay TTLs: abort 7, expire 30, nc 60, big 400 days.
 			cases := []struct {
 				name     string
 				window   time.Duration
@@ -555,8 +548,9 @@ func TestPromotedHash(t *testing.T) {
 				{"big promoted wider window", 60*day + slack, []ActionKey{kBig}},
 				{"nc and big promoted", 60*day + slack - time.Nanosecond, []ActionKey{kNc, kBig}},
 				{"all but abort promoted", 30*day + slack - 1, []ActionKey{kExpire, kNc, kBig}},
-				{"everything promoted", 0, everything},
-				{"no meta-log", NoMetaLog, everything},
+				{"everything promoted", 0, []ActionKey{kAbort, kExpire, kNc, kBig}},
+				// A store without a meta-log promotes every replay kind.
+				{"no meta-log", NoMetaLog, []ActionKey{kAbort, kExpire, kNc, kBig}},
 			}
 			bySet := map[string][32]byte{}
 			for _, c := range cases {
@@ -642,14 +636,11 @@ func TestMaxEffectiveTTL(t *testing.T) {
 			{ID: "a", Enabled: true, ExpirationDays: 10},
 			{ID: "b", Enabled: false, ExpirationDays: 100},
 		}, 11 * day},
-		{"walker kind ignored", lifecycle.RoundAWS, []lifecycle.Rule{
+		{"walker kinds ignored", lifecycle.RoundAWS, []lifecycle.Rule{
 			{ID: "a", Enabled: true, ExpirationDays: 5, ExpirationDate: date, ExpiredObjectDeleteMarker: true},
-		}, 6 * day},
-		{"newer noncurrent counts its days", lifecycle.RoundAWS, []lifecycle.Rule{
-			{ID: "a", Enabled: true, ExpirationDays: 5},
-			// Compiles to NewerNoncurrent with a 90-day count.
+			// Compiles to walker-bound NewerNoncurrent with a 90-day count.
 			{ID: "b", Enabled: true, NewerNoncurrentVersions: 1, NoncurrentDays: 90},
-		}, 91 * day},
+		}, 6 * day},
 		{"walker kinds only", lifecycle.RoundAWS, []lifecycle.Rule{{ID: "a", Enabled: true, ExpirationDate: date}}, 0},
 	}
 	for _, c := range cases {

@@ -10,8 +10,7 @@ import (
 )
 
 // ReplayContentHash hashes the content (bucket, rule ID, action kind,
-// predicate, TTL, due rounding, expired-marker policy, NewerNoncurrentVersions
-// count and what counts toward it) of every enabled
+// predicate, TTL, due rounding, expired-marker policy) of every enabled
 // replay-eligible action, in
 // key order. It is the cursor's RuleSetHash: a mismatch means the rules that
 // processed the events before the cursor have changed
@@ -79,11 +78,8 @@ func writeAction(h hash.Hash, a *CompiledAction, s *Snapshot) {
 	if a.Key.Kind == lifecycle.ExpirationDays && s.ExpiredMarkers == lifecycle.ExpiredMarkersAWS {
 		fmt.Fprint(h, "markers=aws;")
 	}
-	// A NewerNoncurrent action is replayed, and the count it keeps, and
-	// what counts toward it, decide which versions it matches.
-	if a.Key.Kind == lifecycle.NewerNoncurrent {
-		fmt.Fprintf(h, "newer=%d;", a.Rule.NewerNoncurrentVersions)
-		str(s.NewerNoncurrent.String())
-	}
+	// NewerNoncurrentVersions is not replay content: a rule that sets it
+	// compiles to walker-bound NewerNoncurrent instead of NoncurrentDays, so
+	// hashing it would turn a walker-only edit into a recovery walk.
 	fmt.Fprint(h, "|")
 }

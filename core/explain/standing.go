@@ -108,8 +108,7 @@ func reach(cfg Config, st *Standing, d *Dispatch) (bool, string) {
 // triggers reports whether replaying ev decides d's action on its target,
 // as dailyrun's replay does (dailyrun.EventActs): an abort on the upload's
 // initiation; on a version, the replay actions ev's type decides on it on
-// the key as it is now (its own put or demotion, a removal beside it, and
-// under NewerNoncurrentVersions any put or demotion of its key).
+// the key as it is now (its own put or demotion, or a removal beside it).
 func triggers(cfg Config, d *Dispatch, ev filer.Event) bool {
 	if d.act == nil {
 		return false

@@ -15,10 +15,9 @@ const (
 	ExpiredDeleteMarker ActionKind = "ExpiredDeleteMarker"
 )
 
-// ReplayEligible reports whether meta-log replay can decide the kind: every
-// change that can give a target a match of it is an event of the target's
-// key (docs/design/daily-run.md#action-kinds). ExpirationDate is
-// walker-bound: its due time is the rule's, not an event's.
+// ReplayEligible reports whether the kind's due time is event-time monotonic
+// (ExpirationDays, NoncurrentDays, AbortMPU), so meta-log replay can decide
+// it; the others are walker-bound (docs/design/daily-run.md#action-kinds).
 func (k ActionKind) ReplayEligible() bool {
-	return k != ExpirationDate
+	return k == ExpirationDays || k == NoncurrentDays || k == AbortMPU
 }
