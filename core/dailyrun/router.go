@@ -201,11 +201,25 @@ type decidedEvent struct {
 	t         *ticket
 }
 
-// triggers is the kind each event type is replayed for; which actions it
-// decides, on which versions, is replayDecides and eventTargets
-// (docs/design/daily-run.md#replay). Every change that can give a version
-// a replay match is an event that decides that version, which is what the
-// pending summary relies on (docs/design/daily-run.md#pending-summary).
+// triggers lists the replay kinds each event type can trigger
+// (docs/design/daily-run.md#replay; replayDecides and eventTargets say
+// which actions, on which versions): ExpirationDays on a latest-version
+// PUT (a delete marker's too: a lone one is an expired object delete
+// marker), NoncurrentDays on a demotion, AbortMPU on an upload's
+// initiation. A removal triggers ExpirationDays on the key's latest
+// version as it is now: a lone delete marker (the removal of the last
+// version beneath a marker is what makes it an expired object delete
+// marker, long after the marker's own PUT was replayed) or the version the
+// removal made latest again. A removal the store marks Noncurrent
+// (filer.Event) decides the latest version only when that is a delete
+// marker: removing a noncurrent version can make a marker lone but changes
+// nothing else about the latest version, whose own events decide it;
+// without this, every removal of a noncurrent version kept a pending match
+// on its key's latest version and its stretch of meta-log came due again
+// each day. A PUT of a version that was already noncurrent (a tag or
+// metadata update) triggers NoncurrentDays on it as well. Every change
+// that can give a version a replay match is thus an event that decides
+// that version (docs/design/daily-run.md#pending-summary).
 var triggers = map[filer.EventType]lifecycle.ActionKind{
 	filer.EventPut:     lifecycle.ExpirationDays,
 	filer.EventRemove:  lifecycle.ExpirationDays,
