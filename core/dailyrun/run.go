@@ -412,11 +412,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 // WalkerOnlyRetention is the meta-log retention a pass runs with on a store
-// that keeps no meta-log (filer.MetaLogless, e.g. s3://): engine.NoMetaLog,
-// which promotes every replay-eligible rule to the walker, and the
-// cursor's promoted hash records that
+// that keeps no meta-log (filer.MetaLogless, e.g. s3://): shorter than any
+// rule's TTL, so every replay-eligible rule is promoted to the walker, and
+// the cursor's promoted hash records that
 // (docs/design/daily-run.md#engine-views).
-const WalkerOnlyRetention = engine.NoMetaLog
+const WalkerOnlyRetention = time.Nanosecond
 
 // EffectiveRetention is the meta-log retention a pass over st runs with:
 // WalkerOnlyRetention when st has no meta-log, retention otherwise.

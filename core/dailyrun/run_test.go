@@ -607,10 +607,10 @@ func TestColdStartReplayStopsLookingUpOnceFrozen(t *testing.T) {
 	}
 }
 
-// On a store without a meta-log every rule is walked on every pass, those
-// due as soon as found too: an expired object delete marker (TTL 0) under
-// --due-rounding exact, which no rounding slack promotes, is removed by a
-// walk after the cold start as under aws rounding.
+// On a store without a meta-log every rule is walked on every pass: a lone
+// delete marker written after the cold start is removed by a walk under
+// either due rounding (an expired object delete marker is due as soon as
+// found, so no rounding slack is what sends it to the walker).
 func TestRunWithoutMetaLogWalksExpiredMarkers(t *testing.T) {
 	for _, rnd := range []lifecycle.Rounding{lifecycle.RoundAWS, lifecycle.RoundExact} {
 		t.Run(rnd.String(), func(t *testing.T) {

@@ -256,13 +256,8 @@ func MaxEffectiveTTL(s *Snapshot) time.Duration {
 }
 
 func (s *Snapshot) promoted(a *CompiledAction, retentionWindow time.Duration) bool {
-	return retentionWindow <= NoMetaLog || a.EffectiveTTL(s.Rounding) > retentionWindow
+	return a.EffectiveTTL(s.Rounding) > retentionWindow
 }
-
-// NoMetaLog is the retention window of a store that keeps no meta-log
-// (s3://): every replay-eligible action is promoted to the walker, those
-// due as soon as found (an expired object delete marker, TTL 0) too.
-const NoMetaLog = time.Nanosecond
 
 func (s *Snapshot) derive() *Snapshot {
 	return &Snapshot{Rounding: s.Rounding, ExpiredMarkers: s.ExpiredMarkers, NewerNoncurrent: s.NewerNoncurrent, locked: s.locked, versioning: s.versioning, all: s.all, now: s.now}

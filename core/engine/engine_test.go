@@ -549,8 +549,6 @@ func TestPromotedHash(t *testing.T) {
 				{"nc and big promoted", 60*day + slack - time.Nanosecond, []ActionKey{kNc, kBig}},
 				{"all but abort promoted", 30*day + slack - 1, []ActionKey{kExpire, kNc, kBig}},
 				{"everything promoted", 0, []ActionKey{kAbort, kExpire, kNc, kBig}},
-				// A store without a meta-log promotes every replay kind.
-				{"no meta-log", NoMetaLog, []ActionKey{kAbort, kExpire, kNc, kBig}},
 			}
 			bySet := map[string][32]byte{}
 			for _, c := range cases {

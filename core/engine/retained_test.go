@@ -94,3 +94,45 @@ func actionOfRule(t *testing.T, snap *Snapshot, id string) *CompiledAction {
 	t.Fatalf("no action of rule %q", id)
 	return nil
 }
+
+// A version NewerNoncurrentVersions would delete is not among the versions
+// retained by its own rule: only another rule's delete takes a newer
+// version out of the count. Views hold clones of the snapshot's actions,
+// so the rule is known by its key, not its pointer: counted by pointer,
+// the rule's own raw match on j3 (two newer noncurrent versions, ignoring
+// that tmp deletes j1) took j3 out of v's count, and v, which S3 deletes
+// once tmp has deleted j1 (j2 and j3 are then the two newest), was kept.
+func TestNewerNoncurrentRuleDoesNotDiscountItsOwnDeletes(t *testing.T) {
+	day := 24 * time.Hour
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	at := func(d int) int64 { return now.Add(-time.Duration(d) * day).UnixNano() }
+	obj := &filer.Object{Key: "k", Versions: []filer.Version{
+		{VersionID: "l", IsLatest: true, MtimeNs: at(10)},
+		{VersionID: "j1", MtimeNs: at(20), NoncurrentSinceNs: at(10), Tags: map[string]string{"tmp": "1"}},
+		{VersionID: "j2", MtimeNs: at(30), NoncurrentSinceNs: at(20)},
+		{VersionID: "j3", MtimeNs: at(40), NoncurrentSinceNs: at(30)},
+		{VersionID: "v", MtimeNs: at(50), NoncurrentSinceNs: at(40)},
+	}}
+	base := CompileWith([]Bucket{{Name: "b", Versioning: filer.VersioningEnabled, Rules: []lifecycle.Rule{
+		{ID: "keep2", Enabled: true, NoncurrentDays: 1, NewerNoncurrentVersions: 2},
+		{ID: "tmp", Enabled: true, NoncurrentDays: 1, Filter: lifecycle.Filter{Tags: []lifecycle.Tag{{Key: "tmp", Value: "1"}}}},
+	}}}, Options{Rounding: lifecycle.RoundAWS}).Snapshot().At(now)
+	replay, walk := base.RulesForShard(0, MaxEffectiveTTL(base))
+	for name, view := range map[string]*Snapshot{"base": base, "recovery": RecoveryView(base), "walk": walk, "replay": replay} {
+		var keep *CompiledAction
+		for _, a := range view.BucketActions("b") {
+			if a.Key.RuleID == "keep2" {
+				keep = a
+			}
+		}
+		if keep == nil {
+			continue // the replay view does not hold it
+		}
+		for idx, want := range map[int]bool{3: false, 4: true} {
+			vd := view.ExplainVersion(keep, obj, idx)
+			if got := vd.Applies && vd.Match.IsDue(now); got != want {
+				t.Errorf("%s view: keep2 on %s deletes %v (reason %s, rank %d), want %v", name, obj.Versions[idx].VersionID, got, vd.Reason, vd.NewerNoncurrent, want)
+			}
+		}
+	}
+}
