@@ -67,7 +67,6 @@ func BenchmarkRouter(b *testing.B) {
 			{VersionID: "v2", IsLatest: true, MtimeNs: mt + 1, Size: 1},
 			{VersionID: "v1", MtimeNs: mt, Size: 1, NoncurrentSinceNs: mt + 1}}}
 	}
-	var acts []*engine.CompiledAction
 	shards := [lifecycle.ShardCount]int{}
 	matched := 0
 	b.ResetTimer()
@@ -75,13 +74,7 @@ func BenchmarkRouter(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		ev := &events[i%n]
 		shards[EventShard(*ev)]++
-		kind := triggers[ev.Type]
-		acts = acts[:0]
-		for _, a := range p.replayView.BucketActions(ev.Bucket) {
-			if a.IsActive() && a.Key.Kind == kind {
-				acts = append(acts, a)
-			}
-		}
+		acts := eventActs(p.replayView, *ev)
 		obj := &objs[i%n]
 		if _, _, ok := p.snap.BestVersionMatch(acts, obj, versionIndex(obj, ev.VersionID)); ok {
 			matched++

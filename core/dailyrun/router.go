@@ -201,38 +201,11 @@ type decidedEvent struct {
 	t         *ticket
 }
 
-// triggers lists the replay kinds each event type can trigger
-// (docs/design/daily-run.md#replay; replayDecides and eventTargets say
-// which actions, on which versions): ExpirationDays on a latest-version
-// PUT (a delete marker's too: a lone one is an expired object delete
-// marker), NoncurrentDays on a demotion, AbortMPU on an upload's
-// initiation. A removal triggers ExpirationDays on the key's latest
-// version as it is now: a lone delete marker (the removal of the last
-// version beneath a marker is what makes it an expired object delete
-// marker, long after the marker's own PUT was replayed) or the version the
-// removal made latest again. A removal the store marks Noncurrent
-// (filer.Event) decides the latest version only when that is a delete
-// marker: removing a noncurrent version can make a marker lone but changes
-// nothing else about the latest version, whose own events decide it;
-// without this, every removal of a noncurrent version kept a pending match
-// on its key's latest version and its stretch of meta-log came due again
-// each day. A PUT of a version that was already noncurrent (a tag or
-// metadata update) triggers NoncurrentDays on it as well. Every change
-// that can give a version a replay match is thus an event that decides
-// that version (docs/design/daily-run.md#pending-summary).
-var triggers = map[filer.EventType]lifecycle.ActionKind{
-	filer.EventPut:     lifecycle.ExpirationDays,
-	filer.EventRemove:  lifecycle.ExpirationDays,
-	filer.EventDemote:  lifecycle.NoncurrentDays,
-	filer.EventMPUInit: lifecycle.AbortMPU,
-}
-
 // replayStep is one event on its way through the replay: the actions it
 // can trigger and, for version events, the lookup of the key's current
 // state, started ahead and finished when done is closed.
 type replayStep struct {
 	ev   filer.Event
-	kind lifecycle.ActionKind
 	acts []*engine.CompiledAction
 	look *lookup // nil when no lookup is needed
 	// coldDue, when not 0, is the earliest due time (Unix ns) of a replay
@@ -295,14 +268,8 @@ func lookupKey(bucket, key string) string { return bucket + "\x00" + key }
 // the version it names, so a version overwritten or removed since the event
 // no longer matches.
 func (p *pass) startReplay(ctx context.Context, s *shardRun, view *engine.Snapshot, ev filer.Event) *replayStep {
-	st := &replayStep{ev: ev}
-	kind, ok := triggers[ev.Type]
-	if !ok {
-		return st
-	}
-	st.kind = kind
-	st.acts = eventActs(view, ev)
-	if len(st.acts) == 0 || kind == lifecycle.AbortMPU {
+	st := &replayStep{ev: ev, acts: eventActs(view, ev)}
+	if len(st.acts) == 0 || ev.Type == filer.EventMPUInit {
 		return st
 	}
 	if settled, due := p.settledByColdWalk(ev.Bucket, ev.Key, ev.TsNs, s.frozen); settled {
@@ -338,7 +305,7 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 	if len(st.acts) == 0 {
 		return nil, 0, nil
 	}
-	if st.kind == lifecycle.AbortMPU {
+	if st.ev.Type == filer.EventMPUInit {
 		// The upload's initiation time is the event's TsNs; a completed or
 		// aborted upload makes the dispatch NOOP_RESOLVED.
 		up := ReplayedUpload(st.ev)
@@ -390,11 +357,26 @@ func (p *pass) finishReplay(ctx context.Context, s *shardRun, st *replayStep) (j
 }
 
 // replayDecides reports whether replaying an event of type t decides
-// actions of kind k (docs/design/daily-run.md#replay): ExpirationDays on a
-// put or a removal (a removal decides the latest version it left, which
-// may be a lone delete marker); NoncurrentDays on a demotion, a put and a
-// removal; AbortMPU on an upload's initiation. The walker-bound kinds are
-// never replayed.
+// actions of kind k (docs/design/daily-run.md#replay; eventTargets says on
+// which versions): ExpirationDays on a latest-version PUT (a delete
+// marker's too: a lone one is an expired object delete marker),
+// NoncurrentDays on a demotion, AbortMPU on an upload's initiation; the
+// walker-bound kinds never. A removal decides ExpirationDays on the key's
+// latest version as it is now: a lone delete marker (the removal of the
+// last version beneath a marker is what makes it an expired object delete
+// marker, long after the marker's own PUT was replayed) or the version the
+// removal made latest again. A removal the store marks Noncurrent
+// (filer.Event) decides the latest version only when that is a delete
+// marker: removing a noncurrent version can make a marker lone but changes
+// nothing else about the latest version, whose own events decide it;
+// without this, every removal of a noncurrent version kept a pending match
+// on its key's latest version and its stretch of meta-log came due again
+// each day. A removal also decides NoncurrentDays on the versions whose
+// successor it may have been (removalTargets), and a PUT of a version that
+// was already noncurrent (a tag or metadata update) decides NoncurrentDays
+// on it as well (putActs). Every change that can give a version a replay
+// match is thus an event that decides that version
+// (docs/design/daily-run.md#pending-summary).
 func replayDecides(t filer.EventType, k lifecycle.ActionKind) bool {
 	switch k {
 	case lifecycle.ExpirationDays:

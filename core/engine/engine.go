@@ -4,6 +4,7 @@
 package engine
 
 import (
+	"iter"
 	"slices"
 	"sort"
 	"time"
@@ -424,10 +425,7 @@ func (k *Key) goingNewer(idx int) []bool {
 			o = without(obj, kk, j)
 		}
 		goes := false
-		for _, b := range s.all[k.bucket] {
-			if b.Mode == ModeDisabled || (b.Key.Kind != lifecycle.NoncurrentDays && b.Key.Kind != lifecycle.NewerNoncurrent) {
-				continue
-			}
+		for b := range s.noncurrentActions(k.bucket) {
 			var applies bool
 			var due time.Time
 			if o == obj {
@@ -498,9 +496,9 @@ func (k *Key) deletedBy(a *CompiledAction, j int, due time.Time) bool {
 		// and so does every newer version another rule has due by now.
 		due = s.now
 	}
-	for _, b := range s.all[a.Key.Bucket] {
+	for b := range s.noncurrentActions(a.Key.Bucket) {
 		// a is a view's clone of one of s.all's actions: the same key.
-		if b.Key == a.Key || b.Mode == ModeDisabled || (b.Key.Kind != lifecycle.NoncurrentDays && b.Key.Kind != lifecycle.NewerNoncurrent) {
+		if b.Key == a.Key {
 			continue
 		}
 		if applies, bdue := k.otherVerdict(b, j); applies && !bdue.After(due) {
@@ -508,6 +506,22 @@ func (k *Key) deletedBy(a *CompiledAction, j int, due time.Time) bool {
 		}
 	}
 	return false
+}
+
+// noncurrentActions yields the enabled actions of bucket, in every view,
+// that delete noncurrent versions permanently (NoncurrentDays,
+// NewerNoncurrent): what goingNewer and deletedBy weigh.
+func (s *Snapshot) noncurrentActions(bucket string) iter.Seq[*CompiledAction] {
+	return func(yield func(*CompiledAction) bool) {
+		for _, b := range s.all[bucket] {
+			if b.Mode == ModeDisabled || (b.Key.Kind != lifecycle.NoncurrentDays && b.Key.Kind != lifecycle.NewerNoncurrent) {
+				continue
+			}
+			if !yield(b) {
+				return
+			}
+		}
+	}
 }
 
 // otherVerdict is b's verdict on obj.Versions[j] as the key holds it,
