@@ -180,9 +180,8 @@ func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Uplo
 		return nil, noop
 	}
 	if vt != nil {
-		touched := bucket + "\x00" + a.Key + "\x00\x00\x01"
 		if lone := vt.obj.Versions[vt.idx].DeleteMarker && len(vt.obj.Versions) == 1; lone {
-			if done, _ := p.dispatchedNoop(touched); done {
+			if p.keyTouched(bucket, a.Key) {
 				// A lone delete marker on a key this pass already sent
 				// a delete of another version of: that delete may be
 				// what left it alone, and whether this pass read the
@@ -194,11 +193,24 @@ func (p *pass) prepare(s *shardRun, source Source, bucket string, up *filer.Uplo
 				return nil, true
 			}
 		} else {
-			p.markDispatched(touched)
+			p.touchKey(bucket, a.Key)
 		}
 	}
 	return &dispatchJob{a: a, req: req, vt: vt, seenKey: seenKey}, false
 }
+
+// touchKey records that this pass prepared a delete of a version of
+// bucket/key (see prepare); keyTouched asks. The record lives in the
+// dispatched-targets set, under a name no target has (an empty version
+// and a \x01 upload ID), so it spills as the targets do.
+func (p *pass) touchKey(bucket, key string) { p.markDispatched(touchedName(bucket, key)) }
+
+func (p *pass) keyTouched(bucket, key string) bool {
+	done, _ := p.dispatchedNoop(touchedName(bucket, key))
+	return done
+}
+
+func touchedName(bucket, key string) string { return bucket + "\x00" + key + "\x00\x00\x01" }
 
 // dispatch sends job's delete (in a dry run, records it) and records the
 // outcome. It may run beside other dispatches of the shard (see flight),

@@ -207,14 +207,11 @@ type Dispatch struct {
 	NextPass bool
 	Via      string
 
-	// act is the compiled action that made the match; loneMarker marks a
-	// delete marker that is its key's only version.
-	act        *engine.CompiledAction
-	loneMarker bool
-	versionID  string
-	uploadID   string
-	obj        *filer.Object // the key, for a version's dispatch
-	idx        int
+	// act is the compiled action that made the match.
+	act      *engine.CompiledAction
+	uploadID string
+	obj      *filer.Object // the key, for a version's dispatch
+	idx      int
 	// replayOnly marks a target only replay can reach (a gone upload:
 	// walks list what is there).
 	replayOnly bool

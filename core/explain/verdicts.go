@@ -32,7 +32,7 @@ func explainVersion(cfg Config, obj *filer.Object, idx int) Target {
 	if ok {
 		d := &Dispatch{RuleID: best.RuleID, Kind: best.Kind, Due: best.Due, DueNow: best.IsDue(cfg.Now), Size: v.Size,
 			BytesFreed: lifecycle.BytesFreed(best.Kind, snap.Versioning(cfg.Bucket.Name), obj, idx),
-			act:        bestAct, versionID: v.VersionID, loneMarker: v.DeleteMarker && len(obj.Versions) == 1, obj: obj, idx: idx}
+			act:        bestAct, obj: obj, idx: idx}
 		d.Replay, d.Walk = dailyrun.ReplayMode(snap, cfg.MetaLogRetention, bestAct.Key)
 		if why, _ := heldBy(best.Kind, cfg.Bucket.Versioning, obj, idx, cfg.Now); why != "" && d.DueNow {
 			d.Held = why
