@@ -618,7 +618,7 @@ func TestRunWithoutMetaLogWalksExpiredMarkers(t *testing.T) {
 			st.addBucket("ver", filer.VersioningEnabled)
 			snap := engine.Compile([]engine.Bucket{{Name: "ver", Versioning: filer.VersioningEnabled,
 				Rules: []lifecycle.Rule{{ID: "edm", Enabled: true, ExpiredObjectDeleteMarker: true}}}}, rnd).Snapshot()
-			store := silentMetaLogless{st}
+			store := metaLogless{st}
 			runWith(t, context.Background(), store, snap, ts("2026-05-31T00:00:00Z"), nil) // cold start
 			st.putMarker("ver", "m/k", "dm", ts("2026-06-01T00:00:00Z"))
 			res := runWith(t, context.Background(), store, snap, ts("2026-06-02T00:00:00Z"), nil)
@@ -627,13 +627,4 @@ func TestRunWithoutMetaLogWalksExpiredMarkers(t *testing.T) {
 			}
 		})
 	}
-}
-
-// silentMetaLogless is a store without a meta-log that delivers no
-// events either, as s3:// does.
-type silentMetaLogless struct{ *fakeStore }
-
-func (silentMetaLogless) NoMetaLog() bool { return true }
-func (silentMetaLogless) SubscribeMetadata(context.Context, int64, int64, func(filer.Event) error) error {
-	return nil
 }
