@@ -173,9 +173,32 @@ func TestTakeoverWithSeaweedFSWorker(t *testing.T) {
 	ft := itest.FilerEnv(t)
 	s3c := itest.FromEnv(t)
 	st := itest.OpenFiler(t, ft)
+	low := func(s int) bool { return s < lifecycle.ShardCount/2 }
+	high := func(s int) bool { return !low(s) }
+	// sub1 needs a due object whose key is in shards 0-7 and an event in
+	// 8-15, sub2 the other way round. An n/ key's events include its
+	// .versions directory, whose path (unlike a version's) is known
+	// before the seed, so the bucket's name is drawn until one n/ key
+	// crosses: a random name alone misses about one run in 400.
+	crossesBy := func(keyShards, eventShards func(int) bool) func(string) bool {
+		return func(bucket string) bool {
+			for i := range takeoverObjects {
+				n := fmt.Sprintf("n/%02d", i)
+				if keyShards(lifecycle.ShardID(bucket, n)) && eventShards(lifecycle.ShardID(bucket, n+".versions")) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	where := map[string]func(string) bool{"sub1": crossesBy(low, high), "sub2": crossesBy(high, low)}
 	buckets := map[string]string{}
 	for _, name := range []string{"ref1", "sub1", "ref2", "sub2"} {
-		b := s3c.CreateBucket(t, "takeover-"+name)
+		ok := where[name]
+		if ok == nil {
+			ok = func(string) bool { return true }
+		}
+		b := s3c.CreateBucketWhere(t, "takeover-"+name, ok)
 		s3c.PutVersioning(t, b, "Enabled")
 		s3c.PutLifecycleXML(t, b, takeoverRules)
 		buckets[name] = b
@@ -231,8 +254,6 @@ func TestTakeoverWithSeaweedFSWorker(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	low := func(s int) bool { return s < lifecycle.ShardCount/2 }
-	high := func(s int) bool { return !low(s) }
 	want := wantAfterTakeover()
 
 	// New buckets are a rule edit for any cursor on the server: the

@@ -106,9 +106,28 @@ func (s *S3) CreateLockedBucket(t testing.TB, prefix string) string {
 	return s.createBucket(t, prefix, true)
 }
 
+// CreateBucketWhere is CreateBucket for a test that needs its bucket's
+// name to have a property (where the keys it seeds shard, say): it draws
+// names until ok accepts one, so the test does not hang on the luck of a
+// random name.
+func (s *S3) CreateBucketWhere(t testing.TB, prefix string, ok func(name string) bool) string {
+	t.Helper()
+	for range 10000 {
+		if name := UniqueName(prefix); ok(name) {
+			return s.createNamedBucket(t, name, false)
+		}
+	}
+	t.Fatalf("no bucket name %s-… of 10000 drawn has the property the test needs", prefix)
+	return ""
+}
+
 func (s *S3) createBucket(t testing.TB, prefix string, lock bool) string {
 	t.Helper()
-	name := UniqueName(prefix)
+	return s.createNamedBucket(t, UniqueName(prefix), lock)
+}
+
+func (s *S3) createNamedBucket(t testing.TB, name string, lock bool) string {
+	t.Helper()
 	in := &s3.CreateBucketInput{Bucket: aws.String(name)}
 	if lock {
 		in.ObjectLockEnabledForBucket = aws.Bool(true)
