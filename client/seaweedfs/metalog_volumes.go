@@ -1,14 +1,19 @@
 package seaweedfs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/seaweedfs/seaweedfs/weed/pb/filer_pb"
+
+	"github.com/ilmctl/ilmctl/core/filer"
 )
 
 // metaLogDir is where the filer persists its meta-log: one directory per
@@ -182,4 +187,66 @@ func countFiles(chunks []metaLogChunk) int {
 		files[c.file] = true
 	}
 	return len(files)
+}
+
+// writersLookback is how far before fromNs MetaLogWriters lists the log
+// for a writer's earlier files: a writer that wrote nothing for longer
+// than that, then again, looks new, which costs a walk and nothing else.
+const writersLookback = 24 * time.Hour
+
+// MetaLogWriters lists the day directories of the persisted meta-log
+// that can hold files from fromNs - writersLookback on and returns their
+// writers: the id in a file's name, which the filer draws at random when
+// it starts (weed/filer/filer.go UniqueFilerId), with a minute past its
+// first file's name (the process began before its first event) and
+// whether an earlier file or day directory of the log precedes it.
+func (s *Store) MetaLogWriters(ctx context.Context, fromNs int64) ([]filer.MetaLogWriter, error) {
+	days, err := s.listAll(ctx, metaLogDir)
+	if err != nil {
+		return nil, fmt.Errorf("list the persisted meta-log: %w", err)
+	}
+	from := fromNs - int64(writersLookback)
+	earlier := false // a day directory before the ones listed
+	var out []filer.MetaLogWriter
+	seen := map[string]int{}
+	var firstNs int64 = math.MaxInt64 // the earliest file listed
+	for _, d := range days {
+		day, err := time.Parse("2006-01-02", d.Name)
+		if !d.IsDirectory || err != nil {
+			continue
+		}
+		if day.Add(24*time.Hour).UnixNano() <= from {
+			earlier = true
+			continue
+		}
+		files, err := s.listAll(ctx, metaLogDir+"/"+d.Name)
+		if err != nil {
+			return nil, fmt.Errorf("list the persisted meta-log: %w", err)
+		}
+		type file struct {
+			start  int64
+			writer string
+		}
+		var fs []file
+		for _, f := range files {
+			start, ok := metaLogFileTime(d.Name, f.Name)
+			_, writer, _ := strings.Cut(f.Name, ".")
+			if ok && !f.IsDirectory && writer != "" {
+				fs = append(fs, file{start.UnixNano(), writer})
+			}
+		}
+		// Within a day, names sort by minute; a writer's first file names
+		// the minute its first flush window began.
+		slices.SortStableFunc(fs, func(a, b file) int { return cmp.Compare(a.start, b.start) })
+		for _, f := range fs {
+			if _, ok := seen[f.writer]; ok {
+				continue
+			}
+			seen[f.writer] = len(out)
+			out = append(out, filer.MetaLogWriter{ID: f.writer, BeganByNs: f.start + int64(time.Minute),
+				Successor: earlier || firstNs < f.start})
+			firstNs = min(firstNs, f.start)
+		}
+	}
+	return out, nil
 }

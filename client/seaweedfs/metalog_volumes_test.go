@@ -3,9 +3,13 @@ package seaweedfs
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seaweedfs/seaweedfs/weed/pb/filer_pb"
 )
 
 func TestMetaLogFileTime(t *testing.T) {
@@ -126,4 +130,73 @@ func TestAwaitLocated(t *testing.T) {
 			t.Errorf("err = %v, want context.Canceled, not ErrMetaLogUnreadable", err)
 		}
 	})
+}
+
+// MetaLogWriters lists each writer of the persisted meta-log once, in the
+// order it first wrote, with a minute past its first file's name and
+// whether anything of the log precedes it.
+func TestMetaLogWriters(t *testing.T) {
+	from := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name  string
+		files []string // "day/HH-MM.id", or "day/" for an empty day
+		want  []string // "id began-by successor"
+	}{
+		{name: "no log yet"},
+		{name: "one writer all along",
+			files: []string{"2026-11-19/09-00.0000000a", "2026-11-20/09-59.0000000a", "2026-11-20/10-30.0000000a"},
+			want:  []string{"0000000a 2026-11-19T09:01:00Z false"}},
+		{name: "a restart",
+			files: []string{"2026-11-19/09-00.0000000a", "2026-11-20/09-40.0000000a", "2026-11-20/10-31.0000000b", "2026-11-20/11-00.0000000b"},
+			want:  []string{"0000000a 2026-11-19T09:01:00Z false", "0000000b 2026-11-20T10:32:00Z true"}},
+		{name: "a day before the lookback makes every writer a successor",
+			files: []string{"2026-11-17/", "2026-11-20/10-30.0000000b"},
+			want:  []string{"0000000b 2026-11-20T10:31:00Z true"}},
+		{name: "two writers starting in the same minute succeed nobody",
+			files: []string{"2026-11-20/10-30.0000000b", "2026-11-20/10-30.0000000c", "2026-11-20/10-31.0000000c"},
+			want:  []string{"0000000b 2026-11-20T10:31:00Z false", "0000000c 2026-11-20T10:31:00Z false"}},
+		{name: "two restarts across midnight",
+			files: []string{"2026-11-20/09-00.0000000a", "2026-11-20/10-10.0000000b", "2026-11-21/00-05.0000000c", "2026-11-21/00-06.0000000b"},
+			want:  []string{"0000000a 2026-11-20T09:01:00Z false", "0000000b 2026-11-20T10:11:00Z true", "0000000c 2026-11-21T00:06:00Z true"}},
+		{name: "names that are not log files are skipped",
+			files: []string{"2026-11-20/09-00.0000000a", "2026-11-20/notes", "not-a-day/10-30.0000000b"},
+			want:  []string{"0000000a 2026-11-20T09:01:00Z false"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeFiler()
+			days := map[string]bool{}
+			for _, p := range tc.files {
+				day, name, _ := strings.Cut(p, "/")
+				if !days[day] {
+					days[day] = true
+					f.add(metaLogDir, &filer_pb.Entry{Name: day, IsDirectory: true})
+				}
+				if name != "" {
+					f.add(metaLogDir+"/"+day, &filer_pb.Entry{Name: name})
+				}
+			}
+			ws, err := f.store().MetaLogWriters(context.Background(), from.UnixNano())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range ws {
+				got = append(got, fmt.Sprintf("%s %s %v", w.ID, time.Unix(0, w.BeganByNs).UTC().Format(time.RFC3339), w.Successor))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("MetaLogWriters =\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A listing that fails is an error, never "no restart".
+func TestMetaLogWritersListingFails(t *testing.T) {
+	f := newFakeFiler()
+	f.add(metaLogDir, &filer_pb.Entry{Name: "2026-11-20", IsDirectory: true})
+	f.failDir[metaLogDir+"/2026-11-20"] = errors.New("unavailable")
+	if _, err := f.store().MetaLogWriters(context.Background(), time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC).UnixNano()); err == nil {
+		t.Fatal("MetaLogWriters on a failing listing: no error")
+	}
 }

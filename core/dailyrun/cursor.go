@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ilmctl/ilmctl/core/filer"
 )
@@ -43,6 +44,15 @@ type Cursor struct {
 	// due and what is new (docs/design/daily-run.md#pending-summary). nil
 	// when absent: the next pass replays everything after TsNs.
 	Summary *Summary
+	// Writers are the meta-log writers the pass that saved the cursor
+	// found (filer.MetaLogRestarts); nil when it did not look. A writer
+	// the next pass finds and this list lacks may have replaced one that
+	// lost events (docs/design/daily-run.md#filer-restarts).
+	Writers []string
+	// Rewalks are the times (Unix nanoseconds, ascending) from which the
+	// shard walks every rule once more, because a restart may have lost
+	// events whose matches come due by then.
+	Rewalks []int64
 }
 
 // OwnHashes are ilmctl's ReplayContentHash and PromotedHash, kept in a
@@ -77,6 +87,9 @@ type cursorFile struct {
 	// The pending summary (Summary); SeaweedFS's worker drops it with the
 	// hashes above.
 	IlmctlSummary *summaryFile `json:"ilmctl_summary,omitempty"`
+	// Writers and Rewalks; SeaweedFS's worker drops them too.
+	IlmctlWriters []string `json:"ilmctl_meta_log_writers,omitempty"`
+	IlmctlRewalks []int64  `json:"ilmctl_rewalks,omitempty"`
 }
 
 // shardsByKey is ilmctl_shards in a cursor file whose shard is ilmctl's.
@@ -137,8 +150,16 @@ func DecodeCursor(data []byte, shard int) (Cursor, error) {
 		return bad("ilmctl_shards %q, want %q", f.IlmctlShards, shardsByKey)
 	case f.IlmctlShards != "" && f.IlmctlRuleSetHash == nil:
 		return bad("ilmctl_shards without ilmctl_rule_set_hash")
+	case len(f.IlmctlWriters) > maxWriters:
+		return bad("ilmctl_meta_log_writers has %d entries, at most %d", len(f.IlmctlWriters), maxWriters)
+	case slices.Contains(f.IlmctlWriters, ""):
+		return bad("ilmctl_meta_log_writers has an empty name")
+	case len(f.IlmctlRewalks) > maxRewalks:
+		return bad("ilmctl_rewalks has %d entries, at most %d", len(f.IlmctlRewalks), maxRewalks)
+	case !increasing(f.IlmctlRewalks):
+		return bad("ilmctl_rewalks is not positive and strictly increasing")
 	}
-	c := Cursor{TsNs: f.TsNs, LastWalkedNs: f.LastWalkedNs}
+	c := Cursor{TsNs: f.TsNs, LastWalkedNs: f.LastWalkedNs, Writers: f.IlmctlWriters, Rewalks: f.IlmctlRewalks}
 	if f.IlmctlSummary != nil {
 		sum, err := f.IlmctlSummary.decode()
 		if err != nil {
@@ -176,6 +197,7 @@ func EncodeCursor(c Cursor, shard int) []byte {
 	if c.Summary != nil {
 		f.IlmctlSummary = c.Summary.encode()
 	}
+	f.IlmctlWriters, f.IlmctlRewalks = c.Writers, c.Rewalks
 	data, _ := json.Marshal(f)
 	return append(data, '\n')
 }

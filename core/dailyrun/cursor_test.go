@@ -2,6 +2,7 @@ package dailyrun
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -11,13 +12,18 @@ func TestCursorRoundTrip(t *testing.T) {
 	c.RuleSetHash[0], c.PromotedHash[31] = 1, 2
 	data := EncodeCursor(c, 7)
 	got, err := DecodeCursor(data, 7)
-	if err != nil || got != c {
+	if err != nil || !reflect.DeepEqual(got, c) {
 		t.Fatalf("round trip = %+v, %v; want %+v", got, err, c)
 	}
 	own := c
 	own.Own = OwnHashes{Present: true, RuleSet: [32]byte{3}, Promoted: [32]byte{4}, ByKey: true}
-	if got, err := DecodeCursor(EncodeCursor(own, 7), 7); err != nil || got != own {
+	if got, err := DecodeCursor(EncodeCursor(own, 7), 7); err != nil || !reflect.DeepEqual(got, own) {
 		t.Fatalf("round trip with ilmctl's hashes, by key = %+v, %v; want %+v", got, err, own)
+	}
+	restarts := c
+	restarts.Writers, restarts.Rewalks = []string{"0000000a", "0000000b"}, []int64{5, 9}
+	if got, err := DecodeCursor(EncodeCursor(restarts, 7), 7); err != nil || !reflect.DeepEqual(got, restarts) {
+		t.Fatalf("round trip with writers and rewalks = %+v, %v; want %+v", got, err, restarts)
 	}
 	if !strings.Contains(string(data), `"shard_id":7`) || !strings.Contains(string(data), `"rule_set_hash":"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="`) {
 		t.Errorf("encoded %s", data)
@@ -45,6 +51,9 @@ func TestDecodeCursorStrict(t *testing.T) {
 		{"negative ts", `{"version":1,"shard_id":3,"ts_ns":-1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `}`, "negative"},
 		{"unknown sharding", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero +
 			`,"ilmctl_rule_set_hash":` + zero + `,"ilmctl_promoted_hash":` + zero + `,"ilmctl_shards":"by_path"}`, `ilmctl_shards "by_path"`},
+		{"empty writer", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_meta_log_writers":["a",""]}`, "empty name"},
+		{"rewalks out of order", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_rewalks":[9,5]}`, "strictly increasing"},
+		{"rewalk at zero", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_rewalks":[0]}`, "positive"},
 		{"sharding without ilmctl's hashes", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_shards":"by_key"}`, "without ilmctl_rule_set_hash"},
 	} {
 		_, err := DecodeCursor([]byte(tc.data), 3)

@@ -41,6 +41,14 @@ type pass struct {
 	takeoverOnce   sync.Once
 	takeoverOK     bool
 	takeoverFromNs int64
+	// effectiveTTLs are engine.EffectiveTTLs of the snapshot: how long
+	// after a lost event its match can come due (planRestarts).
+	effectiveTTLs []time.Duration
+	// writersOnce lists the store's meta-log writers the first time a
+	// shard asks (metaLogWriters).
+	writersOnce sync.Once
+	writers     []filer.MetaLogWriter
+	writersErr  error
 
 	mu      sync.Mutex
 	actions []Action
@@ -72,20 +80,21 @@ type pass struct {
 func newPass(cfg Config) *pass {
 	sp := newSpill(cfg.SpillDir)
 	p := &pass{
-		cfg:        cfg,
-		snap:       cfg.Snapshot,
-		rsh:        engine.ReplayContentHash(cfg.Snapshot),
-		maxTTL:     engine.MaxEffectiveTTL(cfg.Snapshot),
-		runNowNs:   cfg.RunNow.UnixNano(),
-		pageSize:   cfg.PageSize,
-		queueLimit: cfg.QueueLimit,
-		byID:       map[int]*shardRun{},
-		spill:      sp,
-		seen:       newKeySet(sp, memMax(cfg, seenMemMax)),
-		noops:      newKeySet(sp, memMax(cfg, seenMemMax)),
-		counts:     map[bucketKind]*BucketKindCounts{},
-		lookups:    lookups{},
-		inflight:   map[string]chan struct{}{},
+		cfg:           cfg,
+		snap:          cfg.Snapshot,
+		rsh:           engine.ReplayContentHash(cfg.Snapshot),
+		maxTTL:        engine.MaxEffectiveTTL(cfg.Snapshot),
+		effectiveTTLs: engine.EffectiveTTLs(cfg.Snapshot),
+		runNowNs:      cfg.RunNow.UnixNano(),
+		pageSize:      cfg.PageSize,
+		queueLimit:    cfg.QueueLimit,
+		byID:          map[int]*shardRun{},
+		spill:         sp,
+		seen:          newKeySet(sp, memMax(cfg, seenMemMax)),
+		noops:         newKeySet(sp, memMax(cfg, seenMemMax)),
+		counts:        map[bucketKind]*BucketKindCounts{},
+		lookups:       lookups{},
+		inflight:      map[string]chan struct{}{},
 	}
 	// The meta-log is read only to just before the pass clock (or the
 	// server's own clock, when earlier): a cursor saved past it would
@@ -160,6 +169,17 @@ type shardRun struct {
 	// yet due: its cursor moves no further this pass. Read and written by
 	// the replaying goroutine only.
 	frozen bool
+	// writers and rewalks are what the shard's cursor saves
+	// (Cursor.Writers, Cursor.Rewalks); restartedBy names the writers
+	// found new since the cursor, and rewalkNow says one of its rewalks
+	// came due (planRestarts). rewalkFromNs is when the latest of those
+	// began or came due: a saved walk position from before it is not
+	// continued.
+	writers      []string
+	rewalks      []int64
+	restartedBy  []string
+	rewalkNow    bool
+	rewalkFromNs int64
 }
 
 func (s *shardRun) finish() {
@@ -194,6 +214,9 @@ func (p *pass) prepareShard(ctx context.Context, id int) *shardRun {
 		} else {
 			s.refused = true
 		}
+	}
+	if s.loadErr == nil {
+		s.loadErr = p.planRestarts(ctx, s)
 	}
 	if s.loadErr == nil && p.walkPlan(s) == WalkRecovery {
 		s.loadErr = p.planWalkState(ctx, s)
@@ -270,8 +293,8 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 		// The walk began with its first attempt: a later pass's steady
 		// walk is due from then.
 		lastWalked = s.walkPos.from.StartedNs
-		if s.found { // rule edit or partition flip: rewind and stop
-			p.save(s, p.stamp.cursor(p.replayFloor(s), lastWalked))
+		if p.mustRecover(s) { // rule edit, partition flip, takeover: rewind and stop
+			p.save(s, s.withRestarts(p.stamp.cursor(p.replayFloor(s), lastWalked)))
 			p.completeWalk(s)
 			return
 		}
@@ -291,7 +314,7 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 	}
 	c := p.stamp.cursor(lastOK, lastWalked)
 	c.Summary = sum
-	p.save(s, c)
+	p.save(s, s.withRestarts(c))
 	if s.walkPlan == WalkRecovery {
 		p.completeWalk(s)
 	}
@@ -328,6 +351,9 @@ const (
 	// RecoveryTakeover: the cursor is one the store's own worker saved
 	// (SharedCursors) and the pass cannot take it over.
 	RecoveryTakeover RecoveryReason = "takeover"
+	// RecoveryFilerRestart: the meta-log has a writer the cursor did not
+	// know, or a walk it scheduled for one came due (restarts.go).
+	RecoveryFilerRestart RecoveryReason = "filer_restart"
 )
 
 func (r RecoveryReason) String() string { return string(r) }
@@ -341,6 +367,9 @@ func (p *pass) recoveryReason(s *shardRun) RecoveryReason {
 	}
 	if s.refused {
 		return RecoveryTakeover
+	}
+	if s.restartWalk() {
+		return RecoveryFilerRestart
 	}
 	return ""
 }

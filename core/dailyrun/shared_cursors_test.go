@@ -3,6 +3,7 @@ package dailyrun
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -70,7 +71,7 @@ func TestSharedCursorsStampAndTakeOver(t *testing.T) {
 			t.Fatalf("shard %d cursor saved without its pending summary: %+v", shard, c.Summary)
 		}
 		c.Summary = nil
-		if err != nil || c != want {
+		if err != nil || !reflect.DeepEqual(c, want) {
 			t.Fatalf("shard %d cursor %+v (%v), want %+v", shard, c, err, want)
 		}
 	}

@@ -27,7 +27,7 @@ type ShardPlan struct {
 	// "steady_state", "empty_replay", or "" for none.
 	Walk WalkKind
 	// Recovery is why a recovery walk fires: cold_start, rule_edit,
-	// partition_flip, takeover; "" otherwise.
+	// partition_flip, takeover, filer_restart; "" otherwise.
 	Recovery RecoveryReason
 	// Replays says whether the shard replays the meta-log this pass, and
 	// ReplayFromNs from where (Unix ns, exclusive): its cursor, or on a
@@ -60,9 +60,10 @@ func Plan(ctx context.Context, cfg Config) ([]ShardPlan, int64, error) {
 		if sp.Walk == WalkRecovery {
 			sp.Recovery = p.recoveryReason(s)
 		}
-		// A rule edit or partition flip walks, rewinds and stops; only a
-		// cold start replays after its recovery walk (runShard).
-		if p.drains(s) && (sp.Walk != WalkRecovery || !s.found) {
+		// A rule edit, partition flip or takeover walks, rewinds and
+		// stops; a cold start and a filer restart replay after their
+		// recovery walk (runShard).
+		if p.drains(s) {
 			sp.Replays = true
 			sp.ReplayFromNs = p.replayFloor(s)
 			if s.found {

@@ -21,7 +21,7 @@ type WalkKind string
 
 // Walk kinds.
 const (
-	WalkRecovery    WalkKind = "recovery"     // RecoveryView: cold start, rule edit, partition flip
+	WalkRecovery    WalkKind = "recovery"     // RecoveryView: cold start, rule edit, partition flip, takeover, filer restart
 	WalkSteadyState WalkKind = "steady_state" // walk view, when walkerDue and no recovery walk this pass
 	WalkEmptyReplay WalkKind = "empty_replay" // walk view, no replay-eligible rule at all
 )
@@ -42,7 +42,7 @@ func (p *pass) walkPlan(s *shardRun) WalkKind {
 		if due && !p.walkView.Empty() {
 			return WalkEmptyReplay
 		}
-	case !s.found || p.mustRecover(s):
+	case !s.found || p.mustRecover(s) || s.restartWalk():
 		return WalkRecovery
 	case due && !p.walkView.Empty():
 		return WalkSteadyState

@@ -171,7 +171,8 @@ func DecodeWalkState(data []byte, shard int) (WalkState, error) {
 		return bad("file is for shard %d", f.ShardID)
 	case f.Walk != WalkRecovery:
 		return bad("walk %q, want %q (only recovery walks are resumed)", f.Walk, WalkRecovery)
-	case f.Recovery != RecoveryColdStart && f.Recovery != RecoveryRuleEdit && f.Recovery != RecoveryPartitionFlip && f.Recovery != RecoveryTakeover:
+	case f.Recovery != RecoveryColdStart && f.Recovery != RecoveryRuleEdit && f.Recovery != RecoveryPartitionFlip && f.Recovery != RecoveryTakeover &&
+		f.Recovery != RecoveryFilerRestart:
 		return bad("recovery %q is not a recovery reason", f.Recovery)
 	case f.StartedNs <= 0 || f.FloorNs > f.StartedNs:
 		return bad("floor_ns %d and started_ns %d: want 0 < started_ns and floor_ns <= started_ns", f.FloorNs, f.StartedNs)
@@ -282,7 +283,8 @@ func (p *pass) planWalkState(ctx context.Context, s *shardRun) error {
 		return err
 	}
 	w.onFiler = found
-	if found && !prev.Complete && prev.Hashes == fresh.Hashes && p.metaLogReaches(prev.FloorNs) {
+	// A walk begun before the restart it answers walked too early.
+	if found && !prev.Complete && prev.Hashes == fresh.Hashes && p.metaLogReaches(prev.FloorNs) && prev.StartedNs >= s.rewalkFromNs {
 		w.from, w.resumed = prev, true
 	}
 	w.at = make(map[string]BucketPos, len(w.from.Buckets))

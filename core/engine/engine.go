@@ -256,6 +256,19 @@ func MaxEffectiveTTL(s *Snapshot) time.Duration {
 	return max
 }
 
+// EffectiveTTLs are the distinct effective TTLs of the replay-eligible
+// enabled actions, ascending: how long after its event each can come due.
+func EffectiveTTLs(s *Snapshot) []time.Duration {
+	var out []time.Duration
+	for _, a := range s.actions {
+		if a.Mode != ModeDisabled && a.Key.Kind.ReplayEligible() {
+			out = append(out, a.EffectiveTTL(s.Rounding))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 func (s *Snapshot) promoted(a *CompiledAction, retentionWindow time.Duration) bool {
 	return a.EffectiveTTL(s.Rounding) > retentionWindow
 }

@@ -2,7 +2,7 @@
 // buckets, object versions, multipart uploads, the meta-log and small
 // state files (cursors), as the Store interface, plus the capabilities only
 // some stores have, each an interface of its own (ServerClock, MetaLogless,
-// CASChecker). It holds types and interfaces only; concrete stores live in
+// MetaLogRestarts, CASChecker). It holds types and interfaces only; concrete stores live in
 // client/ and are injected, so core/ never imports a store
 // (docs/architecture.md#store-capabilities).
 package filer
@@ -327,6 +327,31 @@ type MetaLogless interface {
 func HasMetaLog(st Store) bool {
 	m, ok := st.(MetaLogless)
 	return !ok || !m.NoMetaLog()
+}
+
+// MetaLogRestarts is a store whose meta-log can lose its newest events
+// when the server process that writes it dies uncleanly: SeaweedFS's
+// filer keeps up to a minute of events in memory before it persists them
+// (docs/seaweedfs.md, Meta-log). No replay can decide an event that is
+// gone, so a pass compares the writers it finds with those the shard's
+// cursor knew, and walks every rule when one began since
+// (docs/design/daily-run.md#filer-restarts).
+type MetaLogRestarts interface {
+	// MetaLogWriters lists the writers of the persisted meta-log from
+	// about fromNs (Unix nanoseconds) on, in the order they first wrote.
+	MetaLogWriters(ctx context.Context, fromNs int64) ([]MetaLogWriter, error)
+}
+
+// MetaLogWriter is one process that wrote the persisted meta-log.
+type MetaLogWriter struct {
+	// ID names the process; a restarted server writes under a new one.
+	ID string
+	// BeganByNs is a time (Unix nanoseconds) the process had begun by:
+	// every event a process before it lost is stamped earlier.
+	BeganByNs int64
+	// Successor says another writer wrote before this one, so it may
+	// have replaced a process that died: a first writer lost nothing.
+	Successor bool
 }
 
 // GroupCommitter is a store that commits concurrent deletes together (the
