@@ -61,9 +61,11 @@ func (p *pass) planRestarts(ctx context.Context, s *shardRun) error {
 	if s.found && s.persisted.Writers != nil {
 		for _, w := range ws {
 			if w.Successor && !slices.Contains(s.persisted.Writers, w.ID) {
+				// This pass walks, after the writer began: its file
+				// exists. BeganByNs bounds the start from above and can
+				// be past the pass clock.
 				s.restartedBy = append(s.restartedBy, w.ID)
-				s.rewalkFromNs = max(s.rewalkFromNs, w.BeganByNs)
-				rewalks = append(rewalks, w.BeganByNs)
+				s.rewalkFromNs = max(s.rewalkFromNs, min(w.BeganByNs, p.runNowNs))
 				for _, ttl := range p.effectiveTTLs {
 					rewalks = append(rewalks, w.BeganByNs+int64(ttl))
 				}
