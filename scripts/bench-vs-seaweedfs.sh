@@ -16,8 +16,9 @@
 #    directory to B (seeding is most of the script's time; the copy halves
 #    it and gives B the same meta-log), and checks that the two servers list
 #    the same thing.
-# 4. Times one pass of each, alone on the machine (the other server is
-#    stopped while one is measured; both restarted the same way):
+# 4. Times one pass of each, alone on the machine (the other server's
+#    process is held with SIGSTOP while one is measured; neither is
+#    restarted between passes, as a cluster runs between daily passes):
 #      A: weed shell  s3.lifecycle.run-shard -shards 0-15 -events 0
 #      B: ilmctl run  --due-rounding exact --expired-marker-days keep
 #    The two flags are SeaweedFS's semantics where ilmctl follows AWS by
@@ -155,10 +156,63 @@ srv1() {
 	fi
 }
 
+# hold a|b: the server's weed process stopped (SIGSTOP) while the other
+# server is measured; release a|b: continued (SIGCONT) once it serves
+# again. A held server keeps running, as a cluster does between daily
+# passes: a restarted filer is a new writer of its meta-log, which may
+# have lost the newest events, so ilmctl walks every rule after one
+# (docs/design/daily-run.md#filer-restarts), and SeaweedFS loses the
+# events it had not persisted (docs/seaweedfs.md).
+held_pid() { cat "$DIR/server-$1/weed.pid"; }
+hold() { kill -STOP "$(held_pid "$1")"; }
+release() {
+	local i filer s3
+	kill -CONT "$(held_pid "$1")"
+	case $1 in
+	a) filer=$A_FILER s3=$A_S3 ;;
+	b) filer=$B_FILER s3=$B_S3 ;;
+	esac
+	for i in $(seq 1 120); do
+		if curl -fsS "http://127.0.0.1:$filer/" -o /dev/null 2>/dev/null &&
+			curl -sS "http://127.0.0.1:$s3/" -o /dev/null 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.5
+	done
+	die "server $1 does not serve 60s after it was continued"
+}
+
+# settle_b: a write to B's filer outside the buckets, then a wait until
+# its meta-log has a file more: ilmctl knows a filer process by its first
+# persisted file, and a cold pass that ran before that would read the
+# first daily pass's as a restart (docs/design/daily-run.md#filer-restarts).
+log_files_b() {
+	local d
+	for d in "$(date -u -d yesterday +%Y-%m-%d)" "$(date -u +%Y-%m-%d)"; do
+		curl -fsS -H 'Accept: application/json' \
+			"http://127.0.0.1:$B_FILER/topics/.system/log/$d/?limit=100000" 2>/dev/null || true
+	done | grep -o '"FullPath"' | wc -l
+}
+settle_b() {
+	local n0 i
+	n0=$(log_files_b)
+	date >"$DIR/settle"
+	curl -fsS -F "file=@$DIR/settle" "http://127.0.0.1:$B_FILER/ilmctl-bench/" -o /dev/null ||
+		die "write to B's filer failed"
+	for i in $(seq 1 360); do
+		[ "$(log_files_b)" -gt "$n0" ] && return 0
+		sleep 0.5
+	done
+	die "B's filer did not persist its meta-log within 3 minutes"
+}
+
 STARTED=0
 cleanup() {
 	local rc=$?
 	if [ "$STARTED" = 1 ]; then
+		for w in a b; do
+			[ -f "$DIR/server-$w/weed.pid" ] && kill -CONT "$(held_pid "$w")" 2>/dev/null
+		done
 		if [ "$KEEP" = 1 ]; then
 			srv a stop || true
 			srv b stop || true
@@ -240,9 +294,14 @@ srv b stop
 rm -rf "$DIR/floor-cold"
 cp -a "$DIR/server-a/data" "$DIR/floor-cold"
 
-# Measure each pass alone: both servers stopped, then each one started,
-# measured and stopped in turn (a restart flushes nothing the pass needs:
-# the meta-log and entries are on disk).
+# Measure each pass alone: both servers started once and held, then each
+# one released, measured and held again in turn (see hold), never
+# restarted from here on.
+srv a start
+srv b start
+settle_b
+hold a
+hold b
 #
 # proxy LABEL NAME LISTEN TO: benchseed rpc-proxy forwarding LISTEN to TO
 # in the background, counting the calls by method into
@@ -267,7 +326,7 @@ proxy() {
 # counted.
 sw_pass() {
 	local label=$1 c0 t0 t1 v fp sp
-	srv a start
+	release a
 	proxy "$label" filer "127.0.0.1:$P_FILER" "127.0.0.1:$((A_FILER + 10000))"
 	fp=$PROXY_PID
 	proxy "$label" s3 "127.0.0.1:$P_S3" "127.0.0.1:$((A_S3 + 10000))"
@@ -293,7 +352,7 @@ sw_pass() {
 	fi
 	v="SW_SECS_$label"
 	log "A ($label): SeaweedFS pass took ${!v}s"
-	srv a stop
+	hold a
 }
 
 # ilm_pass LABEL: one ilmctl pass on B, through benchseed profile-run so
@@ -306,7 +365,7 @@ ILM_ARGS+=("${extra[@]}")
 ilm_pass() {
 	local label=$1 c0 t0 t1 v prof=-
 	[ "$PROFILE" = 1 ] && prof="$DIR/ilmctl-$label.pprof"
-	srv b start
+	release b
 	log "B ($label): ilmctl run ${ILM_ARGS[*]} (load average $(loadavg))"
 	printf -v "ILM_LOAD_$label" '%s' "$(loadavg)"
 	c0=$(weed_cpu b)
@@ -321,7 +380,7 @@ ilm_pass() {
 		{ tail -20 "$DIR/ilmctl-$label.log" >&2; die "ilmctl's $label pass did not end ok (see $DIR/ilmctl-$label.jsonl)"; }
 	v="ILM_SECS_$label"
 	log "B ($label): ilmctl pass took ${!v}s"
-	srv b stop
+	hold b
 }
 
 # floor_of LABEL SNAPSHOT: server C started on SNAPSHOT (the data the
@@ -352,22 +411,22 @@ floor_of() {
 }
 
 # list_both LABEL: both servers listed into $DIR/LABEL-a.txt and
-# $DIR/LABEL-b.txt, each started for it and stopped after.
+# $DIR/LABEL-b.txt, each released for it and held after.
 list_both() {
-	srv a start
-	srv b start
+	release a
+	release b
 	"$SEED" list -s3 "127.0.0.1:$A_S3" -scale "$SCALE" >"$DIR/$1-a.txt" || die "listing A failed"
 	"$SEED" list -s3 "127.0.0.1:$B_S3" -scale "$SCALE" >"$DIR/$1-b.txt" || die "listing B failed"
-	srv a stop
-	srv b stop
+	hold a
+	hold b
 }
 
 # Phase 1: the cold pass of each.
 sw_pass cold
 ilm_pass cold
 
-srv a start
-srv b start
+release a
+release b
 "$SEED" list -s3 "127.0.0.1:$A_S3" -scale "$SCALE" >"$DIR/after-a.txt" || die "listing A failed"
 "$SEED" list -s3 "127.0.0.1:$B_S3" -scale "$SCALE" >"$DIR/after-b.txt" || die "listing B failed"
 LEFT=$(wc -l <"$DIR/after-a.txt")
@@ -394,8 +453,10 @@ log "churn: $CHURN"
 "$SEED" list -s3 "127.0.0.1:$B_S3" -scale "$SCALE" >"$DIR/churned-b.txt" || die "listing B failed"
 cmp -s "$DIR/churned-a.txt" "$DIR/churned-b.txt" ||
 	{ diff "$DIR/churned-a.txt" "$DIR/churned-b.txt" | head -20 >&2; die "the two servers hold different sets after the churn"; }
-srv a stop
-srv b stop
+hold a
+hold b
+# B's data as the held process left it on disk, as after a crash: the
+# floor's server C replays nothing from its meta-log.
 rm -rf "$DIR/floor-daily"
 cp -a "$DIR/server-b/data" "$DIR/floor-daily"
 
