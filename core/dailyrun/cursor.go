@@ -44,15 +44,21 @@ type Cursor struct {
 	// due and what is new (docs/design/daily-run.md#pending-summary). nil
 	// when absent: the next pass replays everything after TsNs.
 	Summary *Summary
-	// Writers are the meta-log writers the pass that saved the cursor
-	// found (filer.MetaLogRestarts); nil when it did not look. A writer
-	// the next pass finds and this list lacks may have replaced one that
-	// lost events (docs/design/daily-run.md#filer-restarts).
-	Writers []string
-	// Rewalks are the times (Unix nanoseconds, ascending) from which the
-	// shard walks every rule once more, because a restart may have lost
-	// events whose matches come due by then.
-	Rewalks []int64
+	// Writers are the meta-log writers known when the cursor was saved
+	// (filer.MetaLogRestarts), WritersListedNs the pass clock of the
+	// listing that found them (0: no pass looked). A writer a later
+	// listing finds that is missing here, and that began after that
+	// listing, may have replaced one that lost events
+	// (docs/design/daily-run.md#filer-restarts).
+	Writers         []string
+	WritersListedNs int64
+	// Restarts are the times (Unix nanoseconds, ascending) before which a
+	// restart's lost events were stamped; WalkedAllNs is when the last
+	// completed walk of every rule began. A restart, or a restart plus a
+	// replay rule's effective TTL, between the two makes a pass walk
+	// every rule.
+	Restarts    []int64
+	WalkedAllNs int64
 }
 
 // OwnHashes are ilmctl's ReplayContentHash and PromotedHash, kept in a
@@ -87,9 +93,12 @@ type cursorFile struct {
 	// The pending summary (Summary); SeaweedFS's worker drops it with the
 	// hashes above.
 	IlmctlSummary *summaryFile `json:"ilmctl_summary,omitempty"`
-	// Writers and Rewalks; SeaweedFS's worker drops them too.
-	IlmctlWriters []string `json:"ilmctl_meta_log_writers,omitempty"`
-	IlmctlRewalks []int64  `json:"ilmctl_rewalks,omitempty"`
+	// The restart fields (Cursor.Writers ...); SeaweedFS's worker drops
+	// them too.
+	IlmctlWriters         []string `json:"ilmctl_meta_log_writers,omitempty"`
+	IlmctlWritersListedNs int64    `json:"ilmctl_writers_listed_ns,omitempty"`
+	IlmctlRestarts        []int64  `json:"ilmctl_restarts,omitempty"`
+	IlmctlWalkedAllNs     int64    `json:"ilmctl_walked_all_ns,omitempty"`
 }
 
 // shardsByKey is ilmctl_shards in a cursor file whose shard is ilmctl's.
@@ -154,12 +163,15 @@ func DecodeCursor(data []byte, shard int) (Cursor, error) {
 		return bad("ilmctl_meta_log_writers has %d entries, at most %d", len(f.IlmctlWriters), maxWriters)
 	case slices.Contains(f.IlmctlWriters, ""):
 		return bad("ilmctl_meta_log_writers has an empty name")
-	case len(f.IlmctlRewalks) > maxRewalks:
-		return bad("ilmctl_rewalks has %d entries, at most %d", len(f.IlmctlRewalks), maxRewalks)
-	case !increasing(f.IlmctlRewalks):
-		return bad("ilmctl_rewalks is not positive and strictly increasing")
+	case len(f.IlmctlRestarts) > maxRestarts:
+		return bad("ilmctl_restarts has %d entries, at most %d", len(f.IlmctlRestarts), maxRestarts)
+	case !increasing(f.IlmctlRestarts):
+		return bad("ilmctl_restarts is not positive and strictly increasing")
+	case f.IlmctlWritersListedNs < 0 || f.IlmctlWalkedAllNs < 0:
+		return bad("negative ilmctl_writers_listed_ns or ilmctl_walked_all_ns")
 	}
-	c := Cursor{TsNs: f.TsNs, LastWalkedNs: f.LastWalkedNs, Writers: f.IlmctlWriters, Rewalks: f.IlmctlRewalks}
+	c := Cursor{TsNs: f.TsNs, LastWalkedNs: f.LastWalkedNs, Writers: f.IlmctlWriters, WritersListedNs: f.IlmctlWritersListedNs,
+		Restarts: f.IlmctlRestarts, WalkedAllNs: f.IlmctlWalkedAllNs}
 	if f.IlmctlSummary != nil {
 		sum, err := f.IlmctlSummary.decode()
 		if err != nil {
@@ -197,7 +209,8 @@ func EncodeCursor(c Cursor, shard int) []byte {
 	if c.Summary != nil {
 		f.IlmctlSummary = c.Summary.encode()
 	}
-	f.IlmctlWriters, f.IlmctlRewalks = c.Writers, c.Rewalks
+	f.IlmctlWriters, f.IlmctlWritersListedNs = c.Writers, c.WritersListedNs
+	f.IlmctlRestarts, f.IlmctlWalkedAllNs = c.Restarts, c.WalkedAllNs
 	data, _ := json.Marshal(f)
 	return append(data, '\n')
 }

@@ -21,9 +21,10 @@ func TestCursorRoundTrip(t *testing.T) {
 		t.Fatalf("round trip with ilmctl's hashes, by key = %+v, %v; want %+v", got, err, own)
 	}
 	restarts := c
-	restarts.Writers, restarts.Rewalks = []string{"0000000a", "0000000b"}, []int64{5, 9}
+	restarts.Writers, restarts.WritersListedNs = []string{"0000000a", "0000000b"}, 7
+	restarts.Restarts, restarts.WalkedAllNs = []int64{5, 9}, 6
 	if got, err := DecodeCursor(EncodeCursor(restarts, 7), 7); err != nil || !reflect.DeepEqual(got, restarts) {
-		t.Fatalf("round trip with writers and rewalks = %+v, %v; want %+v", got, err, restarts)
+		t.Fatalf("round trip with the restart fields = %+v, %v; want %+v", got, err, restarts)
 	}
 	if !strings.Contains(string(data), `"shard_id":7`) || !strings.Contains(string(data), `"rule_set_hash":"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="`) {
 		t.Errorf("encoded %s", data)
@@ -52,8 +53,9 @@ func TestDecodeCursorStrict(t *testing.T) {
 		{"unknown sharding", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero +
 			`,"ilmctl_rule_set_hash":` + zero + `,"ilmctl_promoted_hash":` + zero + `,"ilmctl_shards":"by_path"}`, `ilmctl_shards "by_path"`},
 		{"empty writer", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_meta_log_writers":["a",""]}`, "empty name"},
-		{"rewalks out of order", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_rewalks":[9,5]}`, "strictly increasing"},
-		{"rewalk at zero", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_rewalks":[0]}`, "positive"},
+		{"restarts out of order", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_restarts":[9,5]}`, "strictly increasing"},
+		{"restart at zero", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_restarts":[0]}`, "positive"},
+		{"negative listing time", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_writers_listed_ns":-1}`, "negative ilmctl_writers_listed_ns"},
 		{"sharding without ilmctl's hashes", `{"version":1,"shard_id":3,"ts_ns":1,"rule_set_hash":` + zero + `,"promoted_hash":` + zero + `,"ilmctl_shards":"by_key"}`, "without ilmctl_rule_set_hash"},
 	} {
 		_, err := DecodeCursor([]byte(tc.data), 3)

@@ -4,27 +4,38 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ilmctl/ilmctl/core/filer"
 )
 
 // A store that keeps its newest meta-log events in memory
 // (filer.MetaLogRestarts: SeaweedFS) loses them when its server dies
-// uncleanly. Replay cannot decide an event that is gone, so every shard's
-// cursor keeps the meta-log writers its pass found; a writer found later
-// that is missing there, and that followed another, may have replaced one
-// that died. The shard then walks every rule (recovery: filer_restart),
-// and once more at each time a lost event's match can come due: the
-// restart plus each replay rule's effective TTL (Cursor.Rewalks)
+// uncleanly, and replay cannot decide an event that is gone. So every
+// shard's cursor keeps the meta-log writers known to it; a writer that a
+// later listing finds, that the cursor does not know, that began after
+// the listing the cursor knows and that followed another writer, may have
+// replaced one that died. Its start is a restart: every event it lost was
+// stamped before. A restart, and a restart plus each replay rule's
+// effective TTL (when what it lost can come due), that lies after the
+// start of the last completed walk of every rule and not after the pass
+// clock makes the shard walk every rule (recovery: filer_restart), then
+// replay from its cursor as usual
 // (docs/design/daily-run.md#filer-restarts).
 
-// maxWriters bounds Cursor.Writers: the pass keeps the newest ones. A
-// writer dropped and found again looks new, which costs a walk.
+// maxWriters bounds Cursor.Writers: the writers listed come first, then
+// the known ones the listing no longer shows, and the oldest go.
 const maxWriters = 64
 
-// maxRewalks bounds Cursor.Rewalks: past it the two closest times merge
-// into the later one, which walks later and never deletes sooner.
-const maxRewalks = 32
+// maxRestarts bounds Cursor.Restarts: past it the two closest times merge
+// into the later one, whose walks come later and never sooner.
+const maxRestarts = 32
+
+// restartMargin: a writer whose first file is named up to this long
+// before the listing a cursor knows may not have been persisted yet when
+// that listing ran (a file names the minute its flush window began, and
+// is written up to two minutes later), so it still counts as new.
+const restartMargin = 3 * time.Minute
 
 // metaLogWriters lists the store's meta-log writers once per pass; ok is
 // false for a store that cannot lose events.
@@ -39,8 +50,8 @@ func (p *pass) metaLogWriters(ctx context.Context) (ws []filer.MetaLogWriter, ok
 	return p.writers, true, p.writersErr
 }
 
-// planRestarts sets, for shard s, the writers and rewalks its cursor
-// saves and whether this pass walks every rule because of a restart.
+// planRestarts sets what shard s's cursor saves about restarts and
+// whether this pass walks every rule because of one.
 func (p *pass) planRestarts(ctx context.Context, s *shardRun) error {
 	if p.rsh == ([32]byte{}) { // nothing replays, so nothing is lost to replay
 		return nil
@@ -52,46 +63,62 @@ func (p *pass) planRestarts(ctx context.Context, s *shardRun) error {
 	if err != nil {
 		return fmt.Errorf("look for a filer restart in the meta-log: %w", err)
 	}
-	var rewalks []int64
+	var known []string
 	if s.found {
-		rewalks = slices.Clone(s.persisted.Rewalks)
+		known = s.persisted.Writers
+		s.restarts = slices.Clone(s.persisted.Restarts)
+		s.walkedAllNs = s.persisted.WalkedAllNs
 	}
-	// A cursor that never recorded writers (older ilmctl, SeaweedFS's
-	// worker) has nothing to compare with: this pass records them.
-	if s.found && s.persisted.Writers != nil {
+	// A cursor no listing stamped (an older ilmctl, SeaweedFS's worker,
+	// a cold start) has nothing to compare with: this pass records.
+	if listed := s.persisted.WritersListedNs; s.found && listed > 0 {
 		for _, w := range ws {
-			if w.Successor && !slices.Contains(s.persisted.Writers, w.ID) {
-				// This pass walks, after the writer began: its file
-				// exists. BeganByNs bounds the start from above and can
-				// be past the pass clock.
+			if w.Successor && !slices.Contains(known, w.ID) && w.BeganByNs > listed-int64(restartMargin) {
 				s.restartedBy = append(s.restartedBy, w.ID)
-				s.rewalkFromNs = max(s.rewalkFromNs, min(w.BeganByNs, p.runNowNs))
-				for _, ttl := range p.effectiveTTLs {
-					rewalks = append(rewalks, w.BeganByNs+int64(ttl))
-				}
+				s.restarts = append(s.restarts, min(w.BeganByNs, p.runNowNs))
 			}
 		}
 	}
-	rewalks = mergeRewalks(rewalks)
-	for len(rewalks) > 0 && rewalks[0] <= p.runNowNs {
-		s.rewalkNow = true
-		s.rewalkFromNs = max(s.rewalkFromNs, rewalks[0])
-		rewalks = rewalks[1:]
+	s.restarts = mergeRestarts(s.restarts)
+	for _, r := range s.restarts {
+		for _, ttl := range append([]time.Duration{0}, p.effectiveTTLs...) {
+			if at := r + int64(ttl); at > s.walkedAllNs && at <= p.runNowNs {
+				s.rewalkNow = true
+				s.rewalkFromNs = max(s.rewalkFromNs, at)
+			}
+		}
 	}
-	s.rewalks = rewalks
-	s.writers = make([]string, 0, len(ws))
-	for _, w := range ws[max(0, len(ws)-maxWriters):] {
-		s.writers = append(s.writers, w.ID)
-	}
+	s.writers = knownWriters(ws, known)
+	s.listedNs = p.runNowNs
 	return nil
 }
 
-// mergeRewalks sorts ts, drops repeats and, past maxRewalks, merges the
+// knownWriters is what a cursor keeps: the writers listed, in the order
+// they first wrote, then those known before that the listing no longer
+// shows, at most maxWriters of them, the oldest dropped first.
+func knownWriters(listed []filer.MetaLogWriter, known []string) []string {
+	out := make([]string, 0, len(listed)+len(known))
+	for _, w := range listed {
+		if !slices.Contains(out, w.ID) {
+			out = append(out, w.ID)
+		}
+	}
+	var gone []string
+	for _, id := range known {
+		if !slices.Contains(out, id) && !slices.Contains(gone, id) {
+			gone = append(gone, id)
+		}
+	}
+	out = append(gone, out...) // oldest first
+	return out[max(0, len(out)-maxWriters):]
+}
+
+// mergeRestarts sorts ts, drops repeats and, past maxRestarts, merges the
 // two closest times into the later one.
-func mergeRewalks(ts []int64) []int64 {
+func mergeRestarts(ts []int64) []int64 {
 	slices.Sort(ts)
 	ts = slices.Compact(ts)
-	for len(ts) > maxRewalks {
+	for len(ts) > maxRestarts {
 		at := 1
 		for i := 2; i < len(ts); i++ {
 			if ts[i]-ts[i-1] < ts[at]-ts[at-1] {
@@ -106,11 +133,20 @@ func mergeRewalks(ts []int64) []int64 {
 	return ts
 }
 
-// withRestarts is c with what planRestarts found for s.
+// withRestarts is c with what planRestarts found for s. A shard that
+// never asked (its store cannot lose events) saves none of it.
 func (s *shardRun) withRestarts(c Cursor) Cursor {
-	c.Writers, c.Rewalks = s.writers, s.rewalks
+	if s.listedNs == 0 {
+		return c
+	}
+	c.Writers, c.WritersListedNs = s.writers, s.listedNs
+	c.Restarts, c.WalkedAllNs = s.restarts, s.walkedAllNs
 	return c
 }
+
+// restartWalk reports whether s walks every rule this pass because of a
+// restart.
+func (s *shardRun) restartWalk() bool { return s.rewalkNow }
 
 // increasing reports whether ts is positive and strictly increasing.
 func increasing(ts []int64) bool {
@@ -121,7 +157,3 @@ func increasing(ts []int64) bool {
 	}
 	return true
 }
-
-// restartWalk reports whether s walks every rule this pass because of a
-// restart: one found now, or a rewalk come due.
-func (s *shardRun) restartWalk() bool { return s.rewalkNow || len(s.restartedBy) > 0 }

@@ -169,14 +169,16 @@ type shardRun struct {
 	// yet due: its cursor moves no further this pass. Read and written by
 	// the replaying goroutine only.
 	frozen bool
-	// writers and rewalks are what the shard's cursor saves
-	// (Cursor.Writers, Cursor.Rewalks); restartedBy names the writers
-	// found new since the cursor, and rewalkNow says one of its rewalks
-	// came due (planRestarts). rewalkFromNs is when the latest of those
-	// began or came due: a saved walk position from before it is not
-	// continued.
+	// writers, listedNs, restarts and walkedAllNs are what the shard's
+	// cursor saves about restarts (Cursor.Writers ...); restartedBy names
+	// the writers found new since the cursor, and rewalkNow says a
+	// restart makes the shard walk every rule this pass: rewalkFromNs is
+	// the latest time that came due for it, and a saved walk position
+	// from before it is not continued (planRestarts).
 	writers      []string
-	rewalks      []int64
+	listedNs     int64
+	restarts     []int64
+	walkedAllNs  int64
 	restartedBy  []string
 	rewalkNow    bool
 	rewalkFromNs int64
@@ -283,16 +285,23 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 		res.Walk = WalkRecovery
 		res.WalkResumed = s.walkPos.resumed
 		if err := s.awaitWalk(); err != nil {
-			// No cursor save: the next pass continues the recovery walk
+			// No new cursor: the next pass continues the recovery walk
 			// from the position saved here
-			// (docs/design/daily-run.md#resumable-walks).
+			// (docs/design/daily-run.md#resumable-walks). A walk for a
+			// restart only saves the cursor as it was with the restart
+			// recorded, so the next pass knows when the restart was even
+			// if the listing no longer says.
 			p.halt(s, err)
 			p.walkSaved(s, p.saveWalk(s, false))
+			if s.found && !p.mustRecover(s) {
+				p.save(s, s.withRestarts(s.persisted))
+			}
 			return
 		}
 		// The walk began with its first attempt: a later pass's steady
-		// walk is due from then.
+		// walk is due from then, and so is every restart's.
 		lastWalked = s.walkPos.from.StartedNs
+		s.walkedAllNs = lastWalked
 		if p.mustRecover(s) { // rule edit, partition flip, takeover: rewind and stop
 			p.save(s, s.withRestarts(p.stamp.cursor(p.replayFloor(s), lastWalked)))
 			p.completeWalk(s)
