@@ -377,6 +377,9 @@ func TestFilerRestartWalkNotContinuedAcrossASecondRestart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	res := runWith(t, ctx, &cutListing{restarting: store, cancel: cancel, after: 4}, snap, ts("2026-11-10T08:00:00Z"), nil)
 	cancel()
+	if sh := shardOf(res, lifecycle.ShardID("a", "x")); sh.Status != StatusCancelled || !sh.WalkSaved {
+		t.Fatalf("x's shard in the cut pass: status %s walk saved %v, want a walk cut and saved", sh.Status, sh.WalkSaved)
+	}
 	// restart c loses the PUT of a/x
 	st.put("a", "x", "v", ts("2026-11-10T09:00:00Z"), 1)
 	st.forget("a", "x")
@@ -388,7 +391,7 @@ func TestFilerRestartWalkNotContinuedAcrossASecondRestart(t *testing.T) {
 	if slices.Contains(st.remaining(), "a/x@v") {
 		t.Errorf("a/x, due since 2026-11-11T09:00, kept")
 	}
-	res = runWith(t, context.Background(), store, snap, ts("2026-11-12T10:00:00Z"), nil)
+	runWith(t, context.Background(), store, snap, ts("2026-11-12T10:00:00Z"), nil)
 	if slices.Contains(st.remaining(), "a/x@v") {
 		t.Errorf("a/x still kept a pass later")
 	}
