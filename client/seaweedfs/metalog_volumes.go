@@ -199,7 +199,8 @@ const writersLookback = 24 * time.Hour
 // writers: the id in a file's name, which the filer draws at random when
 // it starts (weed/filer/filer.go UniqueFilerId), with a minute past its
 // first file's name (the process began before its first event) and
-// whether an earlier file or day directory of the log precedes it.
+// whether an earlier file or day directory of the log precedes it, and
+// whether a listed file of another writer does.
 func (s *Store) MetaLogWriters(ctx context.Context, fromNs int64) ([]filer.MetaLogWriter, error) {
 	days, err := s.listAll(ctx, metaLogDir)
 	if err != nil {
@@ -244,7 +245,7 @@ func (s *Store) MetaLogWriters(ctx context.Context, fromNs int64) ([]filer.MetaL
 			}
 			seen[f.writer] = len(out)
 			out = append(out, filer.MetaLogWriter{ID: f.writer, BeganByNs: f.start + int64(time.Minute),
-				Successor: earlier || firstNs < f.start})
+				Successor: earlier || firstNs < f.start, FollowsListed: firstNs < f.start})
 			firstNs = min(firstNs, f.start)
 		}
 	}

@@ -140,27 +140,27 @@ func TestMetaLogWriters(t *testing.T) {
 	cases := []struct {
 		name  string
 		files []string // "day/HH-MM.id", or "day/" for an empty day
-		want  []string // "id began-by successor"
+		want  []string // "id began-by successor follows-listed"
 	}{
 		{name: "no log yet"},
 		{name: "one writer all along",
 			files: []string{"2026-11-19/09-00.0000000a", "2026-11-20/09-59.0000000a", "2026-11-20/10-30.0000000a"},
-			want:  []string{"0000000a 2026-11-19T09:01:00Z false"}},
+			want:  []string{"0000000a 2026-11-19T09:01:00Z false false"}},
 		{name: "a restart",
 			files: []string{"2026-11-19/09-00.0000000a", "2026-11-20/09-40.0000000a", "2026-11-20/10-31.0000000b", "2026-11-20/11-00.0000000b"},
-			want:  []string{"0000000a 2026-11-19T09:01:00Z false", "0000000b 2026-11-20T10:32:00Z true"}},
+			want:  []string{"0000000a 2026-11-19T09:01:00Z false false", "0000000b 2026-11-20T10:32:00Z true true"}},
 		{name: "a day before the lookback makes every writer a successor",
 			files: []string{"2026-11-17/", "2026-11-20/10-30.0000000b"},
-			want:  []string{"0000000b 2026-11-20T10:31:00Z true"}},
+			want:  []string{"0000000b 2026-11-20T10:31:00Z true false"}},
 		{name: "two writers starting in the same minute succeed nobody",
 			files: []string{"2026-11-20/10-30.0000000b", "2026-11-20/10-30.0000000c", "2026-11-20/10-31.0000000c"},
-			want:  []string{"0000000b 2026-11-20T10:31:00Z false", "0000000c 2026-11-20T10:31:00Z false"}},
+			want:  []string{"0000000b 2026-11-20T10:31:00Z false false", "0000000c 2026-11-20T10:31:00Z false false"}},
 		{name: "two restarts across midnight",
 			files: []string{"2026-11-20/09-00.0000000a", "2026-11-20/10-10.0000000b", "2026-11-21/00-05.0000000c", "2026-11-21/00-06.0000000b"},
-			want:  []string{"0000000a 2026-11-20T09:01:00Z false", "0000000b 2026-11-20T10:11:00Z true", "0000000c 2026-11-21T00:06:00Z true"}},
+			want:  []string{"0000000a 2026-11-20T09:01:00Z false false", "0000000b 2026-11-20T10:11:00Z true true", "0000000c 2026-11-21T00:06:00Z true true"}},
 		{name: "names that are not log files are skipped",
 			files: []string{"2026-11-20/09-00.0000000a", "2026-11-20/notes", "not-a-day/10-30.0000000b"},
-			want:  []string{"0000000a 2026-11-20T09:01:00Z false"}},
+			want:  []string{"0000000a 2026-11-20T09:01:00Z false false"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,7 +182,7 @@ func TestMetaLogWriters(t *testing.T) {
 			}
 			var got []string
 			for _, w := range ws {
-				got = append(got, fmt.Sprintf("%s %s %v", w.ID, time.Unix(0, w.BeganByNs).UTC().Format(time.RFC3339), w.Successor))
+				got = append(got, fmt.Sprintf("%s %s %v %v", w.ID, time.Unix(0, w.BeganByNs).UTC().Format(time.RFC3339), w.Successor, w.FollowsListed))
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("MetaLogWriters =\n%q\nwant\n%q", got, tc.want)

@@ -69,14 +69,28 @@ func (p *pass) planRestarts(ctx context.Context, s *shardRun) error {
 		s.restarts = slices.Clone(s.persisted.Restarts)
 		s.walkedAllNs = s.persisted.WalkedAllNs
 	}
-	// A cursor no listing stamped (an older ilmctl, SeaweedFS's worker,
-	// a cold start) has nothing to compare with: this pass records.
-	if listed := s.persisted.WritersListedNs; s.found && listed > 0 {
-		for _, w := range ws {
-			if w.Successor && !slices.Contains(known, w.ID) && w.BeganByNs > listed-int64(restartMargin) {
-				s.restartedBy = append(s.restartedBy, w.ID)
-				s.restarts = append(s.restarts, min(w.BeganByNs, p.runNowNs))
-			}
+	// A restart's time is when its writer began by, but never past the
+	// clock of the server (or of the pass, when later: a pass dated in
+	// the past still records a restart after its clock as it was).
+	nowNs := p.runNowNs
+	if !p.cfg.ServerNow.IsZero() {
+		nowNs = max(nowNs, p.cfg.ServerNow.UnixNano())
+	}
+	for _, w := range ws {
+		var restart bool
+		switch listed := s.persisted.WritersListedNs; {
+		case s.found && listed > 0:
+			restart = w.Successor && !slices.Contains(known, w.ID) && w.BeganByNs > listed-int64(restartMargin)
+		case !s.found:
+			// A cold start replays from the floor: a restart the
+			// listing shows after it lost events replay needs.
+			restart = w.FollowsListed && w.BeganByNs > p.floorNs()
+		}
+		// A cursor no listing stamped (an older ilmctl, SeaweedFS's
+		// worker) has nothing to compare with: this pass records.
+		if restart {
+			s.restartedBy = append(s.restartedBy, w.ID)
+			s.restarts = append(s.restarts, min(w.BeganByNs, nowNs))
 		}
 	}
 	s.restarts = mergeRestarts(s.restarts)

@@ -396,3 +396,143 @@ func TestFilerRestartWalkNotContinuedAcrossASecondRestart(t *testing.T) {
 		t.Errorf("a/x still kept a pass later")
 	}
 }
+
+// A rule-edit recovery walk that needs several passes (-runtime), with a
+// filer restart during it whose writer's first file then leaves the
+// listing window (its BeganByNs moves a day later every day): the cut
+// passes record the restart in the cursor as it was, so the walk is
+// continued and completes.
+func TestFilerRestartDuringARuleEditWalk(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		t.Run(fmt.Sprint("restart ", restart), func(t *testing.T) {
+			st := newFakeStore()
+			st.addBucket("logs", filer.VersioningOff)
+			before := snapshotOf("logs", filer.VersioningOff, expireDays("all", 3)) // RoundAWS
+			after := snapshotOf("logs", filer.VersioningOff, expireDays("all", 1))
+			for i := range 40 {
+				st.put("logs", fmt.Sprintf("k%02d", i), "v", ts("2026-12-20T00:00:00Z"), 1) // not due
+			}
+			shard := lifecycle.ShardID("logs", "k00")
+			only := func(c *Config) { c.Shards = []int{shard}; c.InFlight = 1 }
+			a := filer.MetaLogWriter{ID: "a", BeganByNs: ts("2026-10-01T00:01:00Z").UnixNano()}
+			store := &restarting{fakeStore: st, writers: []filer.MetaLogWriter{a}}
+			runWith(t, context.Background(), store, before, ts("2026-11-01T02:00:00Z"), only) // cold start
+			for d := 2; d <= 14; d++ {
+				now := ts(fmt.Sprintf("2026-11-%02dT02:00:00Z", d))
+				if restart { // b replaced a at 11-01T12:00; its first file in the window drifts daily
+					began := ts("2026-11-01T12:01:00Z")
+					if d > 2 {
+						began = ts(fmt.Sprintf("2026-11-%02dT00:01:00Z", d-1))
+					}
+					store.writers = []filer.MetaLogWriter{{ID: "b", BeganByNs: began.UnixNano(), Successor: true}}
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				res := runWith(t, ctx, &cutListing{restarting: store, cancel: cancel, after: 6}, after, now, only)
+				cancel()
+				s := shardOf(res, shard)
+				if s.Status == StatusOK {
+					return
+				}
+			}
+			t.Errorf("the rule-edit walk never completed in 13 daily passes")
+		})
+	}
+}
+
+// A pass with nothing to replay (the rule disabled) keeps the restarts the
+// cursor knew: once the rule replays again, the walk at the restart plus
+// its TTL deletes the object whose PUT the restart lost.
+func TestFilerRestartKeptAcrossAWalkOnlyPass(t *testing.T) {
+	for _, walkOnly := range []bool{false, true} {
+		t.Run(fmt.Sprint("walk-only pass ", walkOnly), func(t *testing.T) {
+			st := newFakeStore()
+			st.addBucket("logs", filer.VersioningOff)
+			on := engine.Compile([]engine.Bucket{{Name: "logs", Versioning: filer.VersioningOff,
+				Rules: []lifecycle.Rule{expireDays("all", 2)}}}, lifecycle.RoundExact).Snapshot()
+			off := engine.Compile([]engine.Bucket{{Name: "logs", Versioning: filer.VersioningOff,
+				Rules: []lifecycle.Rule{{ID: "all", Enabled: false, ExpirationDays: 2}}}}, lifecycle.RoundExact).Snapshot()
+			a := filer.MetaLogWriter{ID: "a", BeganByNs: ts("2026-11-01T00:01:00Z").UnixNano()}
+			b := filer.MetaLogWriter{ID: "b", BeganByNs: ts("2026-11-10T11:30:00Z").UnixNano(), Successor: true}
+			store := &restarting{fakeStore: st, writers: []filer.MetaLogWriter{a}}
+			runWith(t, context.Background(), store, on, ts("2026-11-10T00:00:00Z"), nil) // cold start
+			st.put("logs", "lost", "v", ts("2026-11-10T10:00:00Z"), 1)                   // due 11-12T10:00
+			st.forget("logs", "lost")
+			store.writers = []filer.MetaLogWriter{a, b}
+			runWith(t, context.Background(), store, on, ts("2026-11-11T12:00:00Z"), nil) // restart walk, not due yet
+			if walkOnly {
+				runWith(t, context.Background(), store, off, ts("2026-11-11T13:00:00Z"), nil)
+				if c, _, _ := LoadCursor(context.Background(), st, lifecycle.ShardID("logs", "lost")); len(c.Restarts) == 0 || c.WritersListedNs == 0 {
+					t.Errorf("cursor after the walk-only pass: restarts %v listed at %d, want both kept", c.Restarts, c.WritersListedNs)
+				}
+				runWith(t, context.Background(), store, on, ts("2026-11-11T14:00:00Z"), nil) // rule edit: rewind
+			}
+			for _, at := range []string{"2026-11-12T12:00:00Z", "2026-11-13T12:00:00Z", "2026-11-14T12:00:00Z"} {
+				runWith(t, context.Background(), store, on, ts(at), nil)
+			}
+			if slices.Contains(st.remaining(), "logs/lost@v") {
+				t.Errorf("logs/lost, due since 11-12T10:00 and lost by restart b, is never deleted")
+			}
+		})
+	}
+}
+
+// A cold-start walk cut by -runtime, then a filer restart before the pass
+// that completes it: that pass has no cursor to compare with, but the
+// listing shows the new writer after the old one, past the replay floor,
+// so the restart is recorded and the object whose PUT it lost is deleted
+// when due.
+func TestFilerRestartDuringAColdStart(t *testing.T) {
+	st := newFakeStore()
+	st.addBucket("logs", filer.VersioningOff)
+	snap := engine.Compile([]engine.Bucket{{Name: "logs", Versioning: filer.VersioningOff,
+		Rules: []lifecycle.Rule{expireDays("all", 1)}}}, lifecycle.RoundExact).Snapshot()
+	for i := range 40 {
+		st.put("logs", fmt.Sprintf("k%02d", i), "v", ts("2026-12-20T00:00:00Z"), 1)
+	}
+	a := filer.MetaLogWriter{ID: "a", BeganByNs: ts("2026-11-01T00:01:00Z").UnixNano()}
+	store := &restarting{fakeStore: st, writers: []filer.MetaLogWriter{a}}
+	ctx, cancel := context.WithCancel(context.Background())
+	res := runWith(t, ctx, &cutListing{restarting: store, cancel: cancel, after: 3}, snap, ts("2026-11-10T00:00:00Z"), nil)
+	cancel()
+	shard := lifecycle.ShardID("logs", "lost")
+	if s := shardOf(res, shard); s.Status == StatusOK {
+		t.Fatalf("cold start not cut")
+	}
+	st.put("logs", "lost", "v", ts("2026-11-10T05:00:00Z"), 1) // due 11-11T05:00
+	st.forget("logs", "lost")
+	store.writers = []filer.MetaLogWriter{a, {ID: "b", BeganByNs: ts("2026-11-10T06:01:00Z").UnixNano(), Successor: true, FollowsListed: true}}
+	runWith(t, context.Background(), store, snap, ts("2026-11-10T08:00:00Z"), nil)
+	for _, at := range []string{"2026-11-11T08:00:00Z", "2026-11-12T08:00:00Z"} {
+		runWith(t, context.Background(), store, snap, ts(at), nil)
+	}
+	if slices.Contains(st.remaining(), "logs/lost@v") {
+		t.Errorf("logs/lost (PUT lost by restart b, which came during the cold-start walk) is never deleted")
+	}
+}
+
+// A pass dated in the past (--now) records a restart found in the listing
+// at the time its writer began, not at the pass clock, so its walks come
+// when the object it lost is due.
+func TestFilerRestartFoundByABackdatedPass(t *testing.T) {
+	st := newFakeStore()
+	st.addBucket("logs", filer.VersioningOff)
+	snap := engine.Compile([]engine.Bucket{{Name: "logs", Versioning: filer.VersioningOff,
+		Rules: []lifecycle.Rule{expireDays("all", 1)}}}, lifecycle.RoundExact).Snapshot()
+	a := filer.MetaLogWriter{ID: "a", BeganByNs: ts("2026-11-01T00:01:00Z").UnixNano()}
+	store := &restarting{fakeStore: st, writers: []filer.MetaLogWriter{a}}
+	runWith(t, context.Background(), store, snap, ts("2026-11-11T00:00:00Z"), nil) // cold start
+	st.put("logs", "lost", "v", ts("2026-11-11T05:00:00Z"), 1)                     // due 11-12T05:00
+	st.forget("logs", "lost")
+	store.writers = []filer.MetaLogWriter{a, {ID: "b", BeganByNs: ts("2026-11-11T06:01:00Z").UnixNano(), Successor: true}}
+	runWith(t, context.Background(), store, snap, ts("2026-11-10T12:00:00Z"), func(c *Config) { c.ServerNow = ts("2026-11-11T07:00:00Z") }) // --now in the past; the filer clock says 11-11T07:00
+	c, _, _ := LoadCursor(context.Background(), st, lifecycle.ShardID("logs", "lost"))
+	if !slices.Equal(c.Restarts, []int64{ts("2026-11-11T06:01:00Z").UnixNano()}) {
+		t.Errorf("restarts %v, want the writer's 2026-11-11T06:01", c.Restarts)
+	}
+	for _, at := range []string{"2026-11-11T13:00:00Z", "2026-11-12T13:00:00Z", "2026-11-13T13:00:00Z"} {
+		runWith(t, context.Background(), store, snap, ts(at), nil)
+	}
+	if slices.Contains(st.remaining(), "logs/lost@v") {
+		t.Errorf("logs/lost, due since 11-12T05:00 and lost by restart b, is never deleted")
+	}
+}

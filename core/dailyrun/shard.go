@@ -275,7 +275,14 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 			}
 			lastWalked = p.runNowNs
 		}
-		p.save(s, p.stamp.cursor(0, lastWalked))
+		// Nothing replays now, but the restarts the cursor knew are
+		// kept for when something does again.
+		c := p.stamp.cursor(0, lastWalked)
+		if s.found {
+			c.Writers, c.WritersListedNs = s.persisted.Writers, s.persisted.WritersListedNs
+			c.Restarts, c.WalkedAllNs = s.persisted.Restarts, s.persisted.WalkedAllNs
+		}
+		p.save(s, c)
 		return
 	}
 
@@ -287,13 +294,14 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 		if err := s.awaitWalk(); err != nil {
 			// No new cursor: the next pass continues the recovery walk
 			// from the position saved here
-			// (docs/design/daily-run.md#resumable-walks). A walk for a
-			// restart only saves the cursor as it was with the restart
-			// recorded, so the next pass knows when the restart was even
-			// if the listing no longer says.
+			// (docs/design/daily-run.md#resumable-walks). A shard with
+			// a cursor of its own saves it as it was with the restarts
+			// recorded (its hashes unchanged, so a rule edit is still
+			// one), so the next pass knows when a restart was even if
+			// the listing no longer says.
 			p.halt(s, err)
 			p.walkSaved(s, p.saveWalk(s, false))
-			if s.found && !p.mustRecover(s) {
+			if s.found && !s.refused && !p.stamp.pathSharded(s.persisted) {
 				p.save(s, s.withRestarts(s.persisted))
 			}
 			return

@@ -351,7 +351,11 @@ type MetaLogWriter struct {
 	BeganByNs int64
 	// Successor says another writer wrote before this one, so it may
 	// have replaced a process that died: a first writer lost nothing.
-	Successor bool
+	// FollowsListed says a file of another writer in the part of the log
+	// listed comes before this one's first: a restart the listing shows,
+	// not one that may lie before it.
+	Successor     bool
+	FollowsListed bool
 }
 
 // GroupCommitter is a store that commits concurrent deletes together (the
