@@ -40,6 +40,30 @@ func weedScript(t *testing.T, cmd string) (string, error) {
 	return string(out), err
 }
 
+// requireScriptServer fails a test that stops and restarts the server
+// under test unless ft is the server scripts/seaweedfs.sh started with
+// this environment.
+func requireScriptServer(t *testing.T, ft itest.FilerTarget) {
+	t.Helper()
+	if out, err := weedScript(t, "status"); err != nil || !strings.Contains(out, "filer="+ft.Filer+" ") {
+		t.Fatalf("this test stops and restarts the server under test with scripts/seaweedfs.sh, "+
+			"so %s=%s must be the server that script started with this environment (SEAWEEDFS_STATE, WEED_FILER_PORT); status: %v\n%s",
+			itest.EnvFiler, ft.Filer, err, out)
+	}
+}
+
+// startAtCleanup starts the server again when the test ends with it
+// stopped.
+func startAtCleanup(t *testing.T) {
+	t.Cleanup(func() {
+		if _, err := weedScript(t, "status"); err != nil {
+			if out, err := weedScript(t, "start"); err != nil {
+				t.Errorf("restart the server after the test: %v\n%s", err, out)
+			}
+		}
+	})
+}
+
 // runReport is the part of `ilmctl run -o json` this test reads.
 type runReport struct {
 	Status string `json:"status"`
@@ -77,11 +101,7 @@ func TestSeaweedFSKilledMidPass(t *testing.T) {
 	itest.RequireServer(t, itest.SeaweedFS, "it kills and restarts the server with scripts/seaweedfs.sh and reads cursors on its filer")
 	ft := itest.FilerEnv(t)
 	s3c := itest.FromEnv(t)
-	if out, err := weedScript(t, "status"); err != nil || !strings.Contains(out, "filer="+ft.Filer+" ") {
-		t.Fatalf("this test stops and restarts the server under test with scripts/seaweedfs.sh, "+
-			"so %s=%s must be the server that script started with this environment (SEAWEEDFS_STATE, WEED_FILER_PORT); status: %v\n%s",
-			itest.EnvFiler, ft.Filer, err, out)
-	}
+	requireScriptServer(t, ft)
 	st := itest.OpenFiler(t, ft)
 	// The split below holds only if this bucket is the server's only work:
 	// a bucket an earlier test left with a delete marker not yet due
@@ -90,13 +110,7 @@ func TestSeaweedFSKilledMidPass(t *testing.T) {
 	b := s3c.CreateBucket(t, "killed")
 	// Registered after the bucket's cleanup, so it runs first: the bucket
 	// is removed through a running server even when the test stops early.
-	t.Cleanup(func() {
-		if _, err := weedScript(t, "status"); err != nil {
-			if out, err := weedScript(t, "start"); err != nil {
-				t.Errorf("restart the server after the test: %v\n%s", err, out)
-			}
-		}
-	})
+	startAtCleanup(t)
 	s3c.PutLifecycleXML(t, b, lc+`<Rule><ID>d1</ID><Status>Enabled</Status><Filter><Prefix></Prefix></Filter><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`)
 
 	// 150 due objects at 5 deletes/s keep the pass busy for about 30s;
@@ -361,21 +375,11 @@ func TestSeaweedFSRestartWalksLostEvents(t *testing.T) {
 	itest.RequireServer(t, itest.SeaweedFS, "it kills and restarts the server with scripts/seaweedfs.sh")
 	ft := itest.FilerEnv(t)
 	s3c := itest.FromEnv(t)
-	if out, err := weedScript(t, "status"); err != nil || !strings.Contains(out, "filer="+ft.Filer+" ") {
-		t.Fatalf("this test stops and restarts the server under test with scripts/seaweedfs.sh, "+
-			"so %s=%s must be the server that script started with this environment; status: %v\n%s",
-			itest.EnvFiler, ft.Filer, err, out)
-	}
+	requireScriptServer(t, ft)
 	st := itest.OpenFiler(t, ft)
 	itest.PurgeBuckets(t, st)
 	b := s3c.CreateBucket(t, "restart")
-	t.Cleanup(func() {
-		if _, err := weedScript(t, "status"); err != nil {
-			if out, err := weedScript(t, "start"); err != nil {
-				t.Errorf("restart the server after the test: %v\n%s", err, out)
-			}
-		}
-	})
+	startAtCleanup(t) // after the bucket's cleanup, so it runs first
 	s3c.PutLifecycleXML(t, b, lc+`<Rule><ID>d1</ID><Status>Enabled</Status><Filter><Prefix>due/</Prefix></Filter><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`)
 	args := []string{"run", "--filer", "seaweedfs://" + ft.Filer, "--s3-grpc", ft.S3GRPC, "-runtime", "3m", "-o", "json"}
 	// The new bucket is a rule edit; the second pass replays, and its

@@ -29,6 +29,15 @@ func (r *restarting) MetaLogWriters(context.Context, int64) ([]filer.MetaLogWrit
 	return r.writers, r.err
 }
 
+// oneDayLogs is a store with one unversioned bucket, logs, and a snapshot
+// of its rule: Expiration Days 1, counted unrounded.
+func oneDayLogs() (*fakeStore, *engine.Snapshot) {
+	st := newFakeStore()
+	st.addBucket("logs", filer.VersioningOff)
+	return st, engine.Compile([]engine.Bucket{{Name: "logs", Versioning: filer.VersioningOff,
+		Rules: []lifecycle.Rule{expireDays("all", 1)}}}, lifecycle.RoundExact).Snapshot()
+}
+
 // forget drops every meta-log event of bucket/key, as a filer killed
 // before it persisted them does.
 func (f *fakeStore) forget(bucket, key string) {
@@ -85,10 +94,7 @@ func TestFilerRestartWalks(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := newFakeStore()
-			st.addBucket("logs", filer.VersioningOff)
-			snap := engine.Compile([]engine.Bucket{{Name: "logs", Versioning: filer.VersioningOff,
-				Rules: []lifecycle.Rule{expireDays("all", 1)}}}, lifecycle.RoundExact).Snapshot()
+			st, snap := oneDayLogs()
 			store := &restarting{fakeStore: st, writers: []filer.MetaLogWriter{a}}
 			runWith(t, context.Background(), store, snap, ts("2026-11-10T00:00:00Z"), nil) // cold start
 			st.put("logs", "lost", "v", ts("2026-11-10T10:00:00Z"), 1)
@@ -226,10 +232,7 @@ func TestKnownWriters(t *testing.T) {
 // A pass whose listing finds no writer (an idle log) still records that
 // it looked: the next pass walks for a restart that lost an event.
 func TestFilerRestartAfterAnEmptyListing(t *testing.T) {
-	st := newFakeStore()
-	st.addBucket("logs", filer.VersioningOff)
-	snap := engine.Compile([]engine.Bucket{{Name: "logs", Versioning: filer.VersioningOff,
-		Rules: []lifecycle.Rule{expireDays("all", 1)}}}, lifecycle.RoundExact).Snapshot()
+	st, snap := oneDayLogs()
 	store := &restarting{fakeStore: st, writers: nil} // idle log: nothing persisted in the window
 	runWith(t, context.Background(), store, snap, ts("2026-11-10T00:00:00Z"), nil)
 	c, _, _ := LoadCursor(context.Background(), st, 0)
@@ -255,10 +258,7 @@ func TestFilerRestartAfterAnEmptyListing(t *testing.T) {
 // half hour): those the cursor drops began before its listing, so no
 // later pass takes them for new ones.
 func TestFilerRestartManyWriters(t *testing.T) {
-	st := newFakeStore()
-	st.addBucket("logs", filer.VersioningOff)
-	snap := engine.Compile([]engine.Bucket{{Name: "logs", Versioning: filer.VersioningOff,
-		Rules: []lifecycle.Rule{expireDays("all", 1)}}}, lifecycle.RoundExact).Snapshot()
+	st, snap := oneDayLogs()
 	var ws []filer.MetaLogWriter
 	base := ts("2026-11-09T00:00:00Z")
 	for i := range maxWriters + 5 { // a filer restarted ~every 30 min for 35 hours
@@ -310,10 +310,7 @@ func TestFilerRestartWalkContinuesAcrossPasses(t *testing.T) {
 }
 
 func cutRestartWalk(t *testing.T, drift bool) {
-	st := newFakeStore()
-	st.addBucket("logs", filer.VersioningOff)
-	snap := engine.Compile([]engine.Bucket{{Name: "logs", Versioning: filer.VersioningOff,
-		Rules: []lifecycle.Rule{expireDays("all", 1)}}}, lifecycle.RoundExact).Snapshot()
+	st, snap := oneDayLogs()
 	for i := range 40 {
 		st.put("logs", fmt.Sprintf("k%02d", i), "v", ts("2026-11-20T00:00:00Z"), 1) // not due
 	}
@@ -482,10 +479,7 @@ func TestFilerRestartKeptAcrossAWalkOnlyPass(t *testing.T) {
 // so the restart is recorded and the object whose PUT it lost is deleted
 // when due.
 func TestFilerRestartDuringAColdStart(t *testing.T) {
-	st := newFakeStore()
-	st.addBucket("logs", filer.VersioningOff)
-	snap := engine.Compile([]engine.Bucket{{Name: "logs", Versioning: filer.VersioningOff,
-		Rules: []lifecycle.Rule{expireDays("all", 1)}}}, lifecycle.RoundExact).Snapshot()
+	st, snap := oneDayLogs()
 	for i := range 40 {
 		st.put("logs", fmt.Sprintf("k%02d", i), "v", ts("2026-12-20T00:00:00Z"), 1)
 	}
@@ -514,10 +508,7 @@ func TestFilerRestartDuringAColdStart(t *testing.T) {
 // at the time its writer began, not at the pass clock, so its walks come
 // when the object it lost is due.
 func TestFilerRestartFoundByABackdatedPass(t *testing.T) {
-	st := newFakeStore()
-	st.addBucket("logs", filer.VersioningOff)
-	snap := engine.Compile([]engine.Bucket{{Name: "logs", Versioning: filer.VersioningOff,
-		Rules: []lifecycle.Rule{expireDays("all", 1)}}}, lifecycle.RoundExact).Snapshot()
+	st, snap := oneDayLogs()
 	a := filer.MetaLogWriter{ID: "a", BeganByNs: ts("2026-11-01T00:01:00Z").UnixNano()}
 	store := &restarting{fakeStore: st, writers: []filer.MetaLogWriter{a}}
 	runWith(t, context.Background(), store, snap, ts("2026-11-11T00:00:00Z"), nil) // cold start
