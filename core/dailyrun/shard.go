@@ -368,8 +368,9 @@ const (
 	// RecoveryTakeover: the cursor is one the store's own worker saved
 	// (SharedCursors) and the pass cannot take it over.
 	RecoveryTakeover RecoveryReason = "takeover"
-	// RecoveryFilerRestart: the meta-log has a writer the cursor did not
-	// know, or a walk it scheduled for one came due (restarts.go).
+	// RecoveryFilerRestart: a filer restart, or a restart plus a replay
+	// rule's effective TTL, came after the last walk of every rule
+	// (restarts.go).
 	RecoveryFilerRestart RecoveryReason = "filer_restart"
 )
 
