@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/seaweedfs.sh install|start|stop|status — a real SeaweedFS for
+# scripts/seaweedfs.sh install|start|stop|crash|reset|status — a real SeaweedFS for
 # ilmctl's integration tests and demos, on loopback only.
 #
 # install  fetches the pinned seaweedfs module with the go command (no source
@@ -14,6 +14,7 @@
 #          The data directory is kept across stop/start, so a test can kill
 #          the server mid-pass and restart it with the same contents.
 # stop     stops only the process start launched, by its PID.
+# crash    kills it with SIGKILL, as a crash would, and waits until it is gone.
 # reset    stops it and removes its data directory.
 # status   says whether that process is running and where it listens.
 #
@@ -136,6 +137,23 @@ stop() {
 	log "stopped pid $pid"
 }
 
+# crash: kill -9 at once, as a crash would, and wait until it is gone:
+# the filer's unpersisted meta-log events (up to a minute) are lost.
+crash() {
+	local pf pid
+	pf=$(pidfile)
+	running || { log "not running"; return 1; }
+	pid=$(cat "$pf")
+	kill -9 "$pid"
+	for _ in $(seq 1 40); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.25
+	done
+	kill -0 "$pid" 2>/dev/null && { log "pid $pid still runs after SIGKILL"; return 1; }
+	rm -f "$pf"
+	log "killed pid $pid"
+}
+
 reset() {
 	stop
 	rm -rf "$STATE"
@@ -155,10 +173,11 @@ case "${1:-}" in
 install) install ;;
 start) start ;;
 stop) stop ;;
+crash) crash ;;
 reset) reset ;;
 status) status ;;
 *)
-	echo "usage: $0 install|start|stop|reset|status" >&2
+	echo "usage: $0 install|start|stop|crash|reset|status" >&2
 	exit 2
 	;;
 esac

@@ -209,7 +209,7 @@ func (s *Store) MetaLogWriters(ctx context.Context, fromNs int64) ([]filer.MetaL
 	from := fromNs - int64(writersLookback)
 	earlier := false // a day directory before the ones listed
 	var out []filer.MetaLogWriter
-	seen := map[string]int{}
+	seen := map[string]bool{}
 	var firstNs int64 = math.MaxInt64 // the earliest file listed
 	for _, d := range days {
 		day, err := time.Parse("2006-01-02", d.Name)
@@ -240,10 +240,10 @@ func (s *Store) MetaLogWriters(ctx context.Context, fromNs int64) ([]filer.MetaL
 		// the minute its first flush window began.
 		slices.SortStableFunc(fs, func(a, b file) int { return cmp.Compare(a.start, b.start) })
 		for _, f := range fs {
-			if _, ok := seen[f.writer]; ok {
+			if seen[f.writer] {
 				continue
 			}
-			seen[f.writer] = len(out)
+			seen[f.writer] = true
 			out = append(out, filer.MetaLogWriter{ID: f.writer, BeganByNs: f.start + int64(time.Minute),
 				Successor: earlier || firstNs < f.start, FollowsListed: firstNs < f.start})
 			firstNs = min(firstNs, f.start)

@@ -79,17 +79,17 @@ func (p *pass) planRestarts(ctx context.Context, s *shardRun) error {
 	for _, w := range ws {
 		var restart bool
 		switch listed := s.persisted.WritersListedNs; {
-		case s.found && listed > 0:
-			restart = w.Successor && !slices.Contains(known, w.ID) && w.BeganByNs > listed-int64(restartMargin)
 		case !s.found:
 			// A cold start replays from the floor: a restart the
 			// listing shows after it lost events replay needs.
 			restart = w.FollowsListed && w.BeganByNs > p.floorNs()
+		case listed > 0:
+			restart = w.Successor && !slices.Contains(known, w.ID) && w.BeganByNs > listed-int64(restartMargin)
+		default:
+			// A cursor no listing stamped (an older ilmctl, SeaweedFS's
+			// worker) has nothing to compare with: this pass records.
 		}
-		// A cursor no listing stamped (an older ilmctl, SeaweedFS's
-		// worker) has nothing to compare with: this pass records.
 		if restart {
-			s.restartedBy = append(s.restartedBy, w.ID)
 			s.restarts = append(s.restarts, min(w.BeganByNs, nowNs))
 		}
 	}
@@ -157,10 +157,6 @@ func (s *shardRun) withRestarts(c Cursor) Cursor {
 	c.Restarts, c.WalkedAllNs = s.restarts, s.walkedAllNs
 	return c
 }
-
-// restartWalk reports whether s walks every rule this pass because of a
-// restart.
-func (s *shardRun) restartWalk() bool { return s.rewalkNow }
 
 // increasing reports whether ts is positive and strictly increasing.
 func increasing(ts []int64) bool {

@@ -170,8 +170,7 @@ type shardRun struct {
 	// the replaying goroutine only.
 	frozen bool
 	// writers, listedNs, restarts and walkedAllNs are what the shard's
-	// cursor saves about restarts (Cursor.Writers ...); restartedBy names
-	// the writers found new since the cursor, and rewalkNow says a
+	// cursor saves about restarts (Cursor.Writers ...); rewalkNow says a
 	// restart makes the shard walk every rule this pass: rewalkFromNs is
 	// the latest time that came due for it, and a saved walk position
 	// from before it is not continued (planRestarts).
@@ -179,7 +178,6 @@ type shardRun struct {
 	listedNs     int64
 	restarts     []int64
 	walkedAllNs  int64
-	restartedBy  []string
 	rewalkNow    bool
 	rewalkFromNs int64
 }
@@ -301,7 +299,7 @@ func (p *pass) runShard(ctx context.Context, s *shardRun) {
 			// the listing no longer says.
 			p.halt(s, err)
 			p.walkSaved(s, p.saveWalk(s, false))
-			if s.found && !s.refused && !p.stamp.pathSharded(s.persisted) {
+			if s.found && !p.stamp.pathSharded(s.persisted) { // a refused takeover is path-sharded too
 				p.save(s, s.withRestarts(s.persisted))
 			}
 			return
@@ -386,7 +384,7 @@ func (p *pass) recoveryReason(s *shardRun) RecoveryReason {
 	if s.refused {
 		return RecoveryTakeover
 	}
-	if s.restartWalk() {
+	if s.rewalkNow {
 		return RecoveryFilerRestart
 	}
 	return ""

@@ -42,7 +42,7 @@ func (p *pass) walkPlan(s *shardRun) WalkKind {
 		if due && !p.walkView.Empty() {
 			return WalkEmptyReplay
 		}
-	case !s.found || p.mustRecover(s) || s.restartWalk():
+	case !s.found || p.mustRecover(s) || s.rewalkNow:
 		return WalkRecovery
 	case due && !p.walkView.Empty():
 		return WalkSteadyState
