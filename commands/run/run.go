@@ -63,7 +63,8 @@ func newCommand(o *options) *cobra.Command {
 		Long: `Run one S3 lifecycle pass against a filer and exit: the daily run.
 
 The pass replays the filer's meta-log from each shard's saved cursor, walks
-buckets where replay cannot decide (cold start, rule edits, ExpirationDate,
+buckets where replay cannot decide (cold start, rule edits, a SeaweedFS
+filer restart that may have lost meta-log events, ExpirationDate,
 ExpiredObjectDeleteMarker, NewerNoncurrentVersions), dispatches
 identity-checked deletes under one shared rate limit, saves per-shard
 cursors, prints a heartbeat line on stderr and a report on stdout.
@@ -112,9 +113,9 @@ halts with its cursor at the last fully processed event; the next pass
 resumes there. A key that cannot be read exactly halts only its own shard; a
 key whose entries share one version ID gets no action and is reported as a
 notice. -runtime and Ctrl-C stop the pass and still save cursors; a
-recovery walk (cold start, rule edit) they cut short saves its position,
-and the next pass continues it there instead of walking from the first
-bucket again. Each shard reports how far its walk got: keys walked this
+recovery walk (cold start, rule edit, filer restart) they cut short saves
+its position, and the next pass continues it there instead of walking from
+the first bucket again. Each shard reports how far its walk got: keys walked this
 pass and buckets done of the walk's (JSON walk_keys, walk_buckets_done,
 walk_buckets; -o wide WALK_KEYS, BUCKETS; in the heartbeat, walk_keys=
 and walk_shards_done=, the shards whose walk is done of those that
