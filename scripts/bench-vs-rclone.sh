@@ -37,9 +37,9 @@
 #   BENCH_SW_PORTS=19433,18180,18988,18433  SeaweedFS master,volume,filer,s3
 #   BENCH_MINIO_PORTS=19700,19701          MinIO API,console
 #   BENCH_PROXY_PORT=19800
-# Needs rclone (apt-get install rclone), curl and the cached server
-# binaries (scripts/seaweedfs.sh install, scripts/minio.sh install).
-# Needs jq and bc as well.
+# Needs rclone, curl, jq, bc and /usr/bin/time: it installs the Debian
+# packages of those missing (scripts/need.sh; as root). The servers are
+# built the first time they start (scripts/seaweedfs.sh, scripts/minio.sh).
 set -euo pipefail
 # The Go the Makefile builds with, whatever Go the machine has
 # (docs/dependencies.md#vulnerabilities).
@@ -61,7 +61,9 @@ die() {
 	echo "bench: FAIL: $*" >&2
 	exit 1
 }
-command -v rclone >/dev/null || die "no rclone: apt-get install --no-install-recommends rclone"
+# shellcheck source=scripts/need.sh
+. "$ROOT/scripts/need.sh"
+need rclone rclone curl curl jq jq bc bc /usr/bin/time time || die "missing tools (above)"
 # rclone's SDK refuses a custom CA bundle on its own transport, and the
 # servers here are plain http on loopback.
 rclone() { env -u AWS_CA_BUNDLE rclone "$@"; }

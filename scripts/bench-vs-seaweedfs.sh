@@ -88,6 +88,9 @@ set -euo pipefail
 export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/need.sh
+. "$ROOT/scripts/need.sh"
+need curl curl || exit 1
 SW="$ROOT/scripts/seaweedfs.sh"
 SCALE=${BENCH_SCALE:-1}
 DIR=${BENCH_DIR:-/tmp/ilmctl-bench}
