@@ -53,6 +53,11 @@
 #    (goals: cold <= 1.3, daily <= 1.5; SeaweedFS's passes are divided by
 #    the same floors, their deletes being the same but for the known
 #    difference) and ilmctl's daily CPU over SeaweedFS's (goal <= 0.2).
+#    Before the cold floor, the cold pass again with --dry-run on C: its
+#    reads and decisions alone, so that the cold pass's CPU splits into
+#    the floor (its deletes), the dry run (reading the dataset and
+#    deciding) and the rest (the re-read before each delete, and
+#    dispatching).
 #
 # Environment (defaults):
 #   BENCH_SCALE=1          dataset multiplier (1 = 121k versions; 4 = 484k,
@@ -246,6 +251,12 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 TIMEFORMAT='%3U %3S'
 cpu_of() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+# ratio A B: A / B to two places; total A B: A + B; less A B: A - B.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+total() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a + b }'; }
+less() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a - b }'; }
+# get NAME: the value of the variable named NAME.
+get() { printf '%s' "${!1}"; }
 
 mkdir -p "$DIR/bin"
 log "building ilmctl, benchseed and floor into $DIR/bin"
@@ -386,6 +397,33 @@ ilm_pass() {
 	hold b
 }
 
+# dry_run_of LABEL: the LABEL pass again with --dry-run, on server C
+# started on the data that pass began from: its reads and decisions
+# without a delete or a write. Sets DRY_LABEL (client + server CPU),
+# DRY_CLIENT_LABEL, DRY_SERVER_LABEL and DRY_SECS_LABEL; its RPCs go to
+# $DIR/dry-LABEL.log. Writing nothing, it leaves C as the floor needs it.
+# Only the cold pass has one: C's filer is a process the daily pass's
+# cursors do not know, so a daily dry run there would walk every rule
+# (docs/design/daily-run.md#filer-restarts), which the daily pass did not.
+dry_run_of() {
+	local label=$1 c0 t0 t1 args
+	args=("${ILM_ARGS[@]}")
+	args[1]="seaweedfs://127.0.0.1:$C_FILER"
+	args[3]="127.0.0.1:$((C_S3 + 10000))"
+	log "C ($label dry run): ilmctl run --dry-run ${args[*]} (load average $(loadavg))"
+	c0=$(weed_cpu c)
+	t0=$(now)
+	{ time "$SEED" profile-run - "${args[@]}" --dry-run >"$DIR/dry-$label.jsonl" 2>"$DIR/dry-$label.log"; } 2>"$DIR/dry-$label.time" ||
+		{ tail -20 "$DIR/dry-$label.log" >&2; die "the $label dry run failed (see $DIR/dry-$label.log)"; }
+	t1=$(now)
+	grep -q '"type":"summary".*"status":"ok"' "$DIR/dry-$label.jsonl" ||
+		{ tail -20 "$DIR/dry-$label.log" >&2; die "the $label dry run did not end ok (see $DIR/dry-$label.jsonl)"; }
+	printf -v "DRY_SECS_$label" '%s' "$(elapsed "$t0" "$t1")"
+	printf -v "DRY_SERVER_$label" '%s' "$(awk -v a="$c0" -v b="$(weed_cpu c)" 'BEGIN { printf "%.1f", b - a }')"
+	printf -v "DRY_CLIENT_$label" '%s' "$(cpu_of "$DIR/dry-$label.time")"
+	printf -v "DRY_$label" '%s' "$(total "$(get "DRY_CLIENT_$label")" "$(get "DRY_SERVER_$label")")"
+}
+
 # floor_of LABEL SNAPSHOT: server C started on SNAPSHOT (the data the
 # pass began from), and scripts/floor sending it the LifecycleDelete calls
 # of $DIR/ilmctl-LABEL.jsonl and nothing else. Sets FLOOR_LABEL (client +
@@ -397,6 +435,7 @@ floor_of() {
 	mkdir -p "$DIR/server-c"
 	mv "$snapshot" "$DIR/server-c/data"
 	srv c start
+	[ "$label" != cold ] || dry_run_of cold
 	log "C ($label floor): the $label pass's LifecycleDelete calls alone (load average $(loadavg))"
 	out=$("$FLOOR" -filer "127.0.0.1:$C_FILER" -s3-grpc "127.0.0.1:$((C_S3 + 10000))" \
 		-server-pid "$(cat "$DIR/server-c/weed.pid")" "$DIR/ilmctl-$label.jsonl" 2>"$DIR/floor-$label.log") ||
@@ -509,15 +548,10 @@ if [ "$PROFILE" = 1 ]; then
 	done
 fi
 
-# ratio A B: A / B to two places; total A B: A + B.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
-total() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a + b }'; }
 SW_CPU_cold=$(total "$SW_CLIENT_cold" "$SW_SERVER_cold")
 SW_CPU_daily=$(total "$SW_CLIENT_daily" "$SW_SERVER_daily")
 ILM_CPU_cold=$(total "$ILM_CLIENT_cold" "$ILM_SERVER_cold")
 ILM_CPU_daily=$(total "$ILM_CLIENT_daily" "$ILM_SERVER_daily")
-# get NAME: the value of the variable named NAME.
-get() { printf '%s' "${!1}"; }
 SW_DAYS=$SW_CPU_daily
 ILM_DAYS=$ILM_CPU_daily
 for label in $QUIET_DAYS; do
@@ -571,8 +605,15 @@ ilmctl:    ${ILM_SECS_cold}s  cpu: ilmctl ${ILM_CLIENT_cold}s, weed server ${ILM
            load average at start ${ILM_LOAD_cold}
            RPCs:
 $(rpcs "$DIR/ilmctl-cold.log")
+dry run:   ${DRY_SECS_cold}s  cpu: ilmctl ${DRY_CLIENT_cold}s, weed server ${DRY_SERVER_cold}s
+           (the same pass with --dry-run on its starting data: reads and
+           decisions, no deletes)
+           RPCs:
+$(rpcs "$DIR/dry-cold.log")
 floor:     ${FLOOR_SECS_cold}s  cpu: floor ${FLOOR_CLIENT_cold}s, weed server ${FLOOR_SERVER_cold}s
            ($FLOOR_CALLS_cold LifecycleDelete calls; $FLOOR_DIFF_cold outcomes unlike the pass's)
+rest:      $(less "$ILM_CPU_cold" "$(total "$FLOOR_cold" "$DRY_cold")") CPU-s = pass - floor - dry run: the reads a delete needs
+           (the re-read before it) and dispatching
 ratios:    $(ratio "$ILM_SECS_cold" "$SW_SECS_cold")  ilmctl / seaweedfs, wall time (goal <= 0.30)
            $(ratio "$ILM_CPU_cold" "$FLOOR_cold")  ilmctl / floor, client + server CPU (goal <= 1.30)
            $(ratio "$SW_CPU_cold" "$FLOOR_cold")  seaweedfs / floor, client + server CPU
