@@ -12,6 +12,8 @@
 # 2. Deletes it, through a counting proxy (scripts/benchs3 proxy, which counts the
 #    requests by operation), either with
 #      rclone delete --min-age 1ms          (every object, as the rule does)
+#      s5cmd rm s3://BUCKET/KEY...           (the due list: every key the
+#                                             dataset wrote, as the rule)
 #    or, on a fresh copy of the same dataset whose lifecycle is one rule,
 #    Expiration Date 2020-01-01 (every current version due), with
 #      ilmctl run --filer s3://... [--check-cas]
@@ -37,9 +39,12 @@
 #   BENCH_SW_PORTS=19433,18180,18988,18433  SeaweedFS master,volume,filer,s3
 #   BENCH_MINIO_PORTS=19700,19701          MinIO API,console
 #   BENCH_PROXY_PORT=19800
+#   ILMCTL_CACHE=~/.cache/ilmctl          where s5cmd is kept once built
 # Needs rclone, curl, jq, bc and /usr/bin/time: it installs the Debian
 # packages of those missing (scripts/need.sh; as root). The servers are
-# built the first time they start (scripts/seaweedfs.sh, scripts/minio.sh).
+# built the first time they start (scripts/seaweedfs.sh, scripts/minio.sh),
+# s5cmd (S5CMD_VERSION below) the first time the script runs, from the Go
+# module proxy; when it does not build, its rows are left out.
 set -euo pipefail
 # The Go the Makefile builds with, whatever Go the machine has
 # (docs/dependencies.md#vulnerabilities).
@@ -72,6 +77,21 @@ mkdir -p "$DIR/bin" "$DIR/data"
 log "building ilmctl and benchs3"
 (cd "$ROOT" && go build -o "$DIR/bin/ilmctl" ./cmd/ilmctl && go build -o "$DIR/bin/benchs3" ./scripts/benchs3)
 TOOLS="rclone ilmctl"
+# s5cmd builds in a module of its own: `go install ...@version` also asks
+# the proxy for the module's list of versions, which some proxies refuse.
+S5CMD_VERSION=v2.3.0
+S5CMD="${ILMCTL_CACHE:-$HOME/.cache/ilmctl}/s5cmd-$S5CMD_VERSION"
+if [ ! -x "$S5CMD" ]; then
+	log "building s5cmd $S5CMD_VERSION into $S5CMD"
+	rm -rf "$DIR/s5cmd-src" && mkdir -p "$DIR/s5cmd-src" "$(dirname "$S5CMD")"
+	(cd "$DIR/s5cmd-src" && go mod init s5cmd-build >/dev/null 2>&1 &&
+		go get "github.com/peak/s5cmd/v2@$S5CMD_VERSION" 2>>"$DIR/s5cmd-build.log" &&
+		go build -o "$S5CMD.tmp" github.com/peak/s5cmd/v2 2>>"$DIR/s5cmd-build.log" &&
+		mv "$S5CMD.tmp" "$S5CMD") ||
+		log "s5cmd $S5CMD_VERSION did not build (see $DIR/s5cmd-build.log): its rows are left out"
+	rm -rf "$DIR/s5cmd-src"
+fi
+[ -x "$S5CMD" ] && TOOLS="rclone s5cmd ilmctl"
 if [ -n "$BEFORE" ]; then
 	log "building ilmctl at $BEFORE"
 	rm -rf "$DIR/before-src"
@@ -140,6 +160,12 @@ for server in $SERVERS; do
 			cas=
 			case $tool in
 			rclone) cmd=(env -u AWS_CA_BUNDLE rclone delete --min-age 1ms "proxied:$bucket") ;;
+			s5cmd)
+				# The due list: every key the dataset wrote, named one by one
+				# (s5cmd sends them as DeleteObjects of up to 1,000).
+				mapfile -t due < <(ls "$DIR/data/objects-$N" | sed "s|^|s3://$bucket/|")
+				cmd=(env -u AWS_CA_BUNDLE "$S5CMD" --endpoint-url "http://127.0.0.1:$PROXY_PORT" rm "${due[@]}")
+				;;
 			*)
 				# The pass walks every bucket with rules: only this one has any.
 				"$DIR/bin/benchs3" bucket -endpoint "$ENDPOINT" -expire-date 2020-01-01T00:00:00Z "$bucket" 2>/dev/null ||
@@ -151,12 +177,12 @@ for server in $SERVERS; do
 			counts >/dev/null
 			log "$server $dataset: ${cmd[*]}"
 			/usr/bin/time -f "%e %U %S" -o "$DIR/time" "${cmd[@]}" >"$DIR/out.json" 2>"$DIR/err.log" || die "$tool on $server/$dataset failed: $(tail -3 "$DIR/err.log")"
-			[ "$tool" = rclone ] || "$DIR/bin/benchs3" unlifecycle -endpoint "$ENDPOINT" "$bucket"
+			case $tool in rclone | s5cmd) ;; *) "$DIR/bin/benchs3" unlifecycle -endpoint "$ENDPOINT" "$bucket" ;; esac
 			reqs=$(counts)
 			read -r wall user sys <"$DIR/time"
 			total=$(jq '[.[]] | add // 0' <<<"$reqs")
 			outcomes=-
-			[ "$tool" = rclone ] || outcomes=$(jq -r '[.buckets[].outcomes | to_entries[]] | group_by(.key) | map("\(.[0].key) \(map(.value) | add)") | join(", ")' "$DIR/out.json" 2>/dev/null || echo "?")
+			case $tool in rclone | s5cmd) ;; *) outcomes=$(jq -r '[.buckets[].outcomes | to_entries[]] | group_by(.key) | map("\(.[0].key) \(map(.value) | add)") | join(", ")' "$DIR/out.json" 2>/dev/null || echo "?") ;; esac
 			current=$(rclone lsf "direct:$bucket" | wc -l)
 			[ "$current" -eq 0 ] || die "$tool left $current current objects in $server/$bucket"
 			if [ "$dataset" = versioned ]; then
