@@ -23,6 +23,9 @@
 # 3. Checks what is left: no current object, and on the versioned bucket
 #    every version still there; prints wall time, requests sent (and per
 #    object), and the client's CPU seconds (user+system, /usr/bin/time).
+# 4. Prints the goals' ratios: ilmctl's wall time over rclone's (at most
+#    1.0 on the unversioned dataset) and, with BENCH_BEFORE, the "before"
+#    ilmctl's requests over ilmctl's (at least 10).
 #
 # MinIO runs a bucket's lifecycle itself: with the rule in place it
 # expires what a listing shows due, so part of ilmctl's deletes there end
@@ -120,8 +123,12 @@ cleanup() {
 trap cleanup EXIT
 
 counts() { curl -sf "http://127.0.0.1:$PROXY_PORT/__counts"; }
+# ratio A B: A / B to two places.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 
+declare -A WALL REQS
+: >"$DIR/ratios.txt"
 printf '\n| server | dataset | client | wall s | requests | per object | client CPU s | outcomes |\n|---|---|---|---|---|---|---|---|\n' >"$DIR/table.md"
 
 for server in $SERVERS; do
@@ -191,7 +198,14 @@ for server in $SERVERS; do
 			fi
 			printf '| %s | %s, %d objects | %s %s | %.1f | %d (%s) | %.2f | %.2f | %s |\n' "$server" "$dataset" "$N" "$tool" "$cas" "$wall" "$total" \
 				"$(jq -r 'to_entries | map("\(.key) \(.value)") | join(", ")' <<<"$reqs")" "$(echo "$total / $N" | bc -l)" "$(echo "$user + $sys" | bc -l)" "$outcomes" >>"$DIR/table.md"
+			WALL[$tool]=$wall REQS[$tool]=$total
 		done
+		{
+			goal=
+			[ "$dataset" = unversioned ] && goal=" (goal <= 1.00)"
+			echo "$server $dataset: ilmctl / rclone, wall time: $(ratio "${WALL[ilmctl]}" "${WALL[rclone]}")$goal"
+			[ -z "$BEFORE" ] || echo "$server $dataset: requests per delete, ilmctl at $BEFORE / ilmctl: $(ratio "${REQS[ilmctl-before]}" "${REQS[ilmctl]}") (goal >= 10)"
+		} >>"$DIR/ratios.txt"
 	done
 	kill "$PROXY_PID"
 	wait "$PROXY_PID" 2>/dev/null || true
@@ -201,3 +215,5 @@ for server in $SERVERS; do
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs" >>"$DIR/table.md"
 cat "$DIR/table.md"
+echo
+cat "$DIR/ratios.txt"
