@@ -182,7 +182,9 @@ for server in $SERVERS; do
 				;;
 			esac
 			counts >/dev/null
-			log "$server $dataset: ${cmd[*]}"
+			shown="${cmd[*]}"
+			[ "$tool" != s5cmd ] || shown="${cmd[*]:0:7} ${due[0]} ... (the ${#due[@]} keys of the due list)"
+			log "$server $dataset: $shown"
 			/usr/bin/time -f "%e %U %S" -o "$DIR/time" "${cmd[@]}" >"$DIR/out.json" 2>"$DIR/err.log" || die "$tool on $server/$dataset failed: $(tail -3 "$DIR/err.log")"
 			case $tool in rclone | s5cmd) ;; *) "$DIR/bin/benchs3" unlifecycle -endpoint "$ENDPOINT" "$bucket" ;; esac
 			reqs=$(counts)
