@@ -18,8 +18,8 @@
 #    Expiration Date 2020-01-01 (every current version due), with
 #      ilmctl run --filer s3://... [--check-cas]
 #    and, when BENCH_BEFORE names a git revision, the ilmctl built from it
-#    (the comparison "before"). Versioning-Enabled, both write a delete
-#    marker over each object.
+#    (the comparison "before"). Versioning-Enabled, every client writes a
+#    delete marker over each object.
 # 3. Checks what is left: no current object, and on the versioned bucket
 #    every version still there; prints wall time, requests sent (and per
 #    object), and the client's CPU seconds (user+system, /usr/bin/time).
@@ -129,6 +129,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 
 declare -A WALL REQS
 : >"$DIR/ratios.txt"
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs" >"$DIR/load.txt"
 printf '\n| server | dataset | client | wall s | requests | per object | client CPU s | outcomes |\n|---|---|---|---|---|---|---|---|\n' >"$DIR/table.md"
 
 for server in $SERVERS; do
@@ -215,7 +216,7 @@ for server in $SERVERS; do
 	eval "$STOP"
 	STOP=
 done
-echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs" >>"$DIR/table.md"
-cat "$DIR/table.md"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$DIR/table.md"
+cat "$DIR/load.txt" "$DIR/table.md"
 echo
 cat "$DIR/ratios.txt"
