@@ -579,6 +579,7 @@ ilmctl:    $(get "ILM_SECS_$l")s  cpu: ilmctl $(get "ILM_CLIENT_$l")s, weed serv
            load average at start $(get "ILM_LOAD_$l")
            RPCs:
 $(rpcs "$DIR/ilmctl-$l.log")
+floor:     not measured on a quiet day ($(get "CHANGED_B_$l") versions changed by ilmctl's pass)
 ratios:    $(ratio "$(get "ILM_CPU_$l")" "$(get "SW_CPU_$l")")  ilmctl / seaweedfs, client + server CPU
 
 REPORT
