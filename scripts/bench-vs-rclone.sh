@@ -187,12 +187,12 @@ for server in $SERVERS; do
 			[ "$tool" != s5cmd ] || shown="${cmd[*]:0:7} ${due[0]} ... (the ${#due[@]} keys of the due list)"
 			log "$server $dataset: $shown"
 			/usr/bin/time -f "%e %U %S" -o "$DIR/time" "${cmd[@]}" >"$DIR/out.json" 2>"$DIR/err.log" || die "$tool on $server/$dataset failed: $(tail -3 "$DIR/err.log")"
-			case $tool in rclone | s5cmd) ;; *) "$DIR/bin/benchs3" unlifecycle -endpoint "$ENDPOINT" "$bucket" ;; esac
+			[[ $tool != ilmctl* ]] || "$DIR/bin/benchs3" unlifecycle -endpoint "$ENDPOINT" "$bucket"
 			reqs=$(counts)
 			read -r wall user sys <"$DIR/time"
 			total=$(jq '[.[]] | add // 0' <<<"$reqs")
 			outcomes=-
-			case $tool in rclone | s5cmd) ;; *) outcomes=$(jq -r '[.buckets[].outcomes | to_entries[]] | group_by(.key) | map("\(.[0].key) \(map(.value) | add)") | join(", ")' "$DIR/out.json" 2>/dev/null || echo "?") ;; esac
+			[[ $tool != ilmctl* ]] || outcomes=$(jq -r '[.buckets[].outcomes | to_entries[]] | group_by(.key) | map("\(.[0].key) \(map(.value) | add)") | join(", ")' "$DIR/out.json" 2>/dev/null || echo "?")
 			current=$(rclone lsf "direct:$bucket" | wc -l)
 			[ "$current" -eq 0 ] || die "$tool left $current current objects in $server/$bucket"
 			if [ "$dataset" = versioned ]; then

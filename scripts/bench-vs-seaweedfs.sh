@@ -15,8 +15,7 @@
 #    due part backdated through the filer), copies A's stopped data
 #    directory to B (seeding is a third of the script's time at scale 1,
 #    most of it at larger scales; the copy halves it and gives B the same
-#    meta-log), and checks that the two servers list
-#    the same thing.
+#    meta-log), and checks that the two servers list the same thing.
 # 4. Times one pass of each, alone on the machine (the other server's
 #    process is held with SIGSTOP while one is measured; neither is
 #    restarted between passes, as a cluster runs between daily passes):
@@ -52,15 +51,16 @@
 #    pass's -o jsonl, with the same concurrency; it looks each key up once
 #    before it starts measuring, and the measured part makes no reads of
 #    its own (an AbortMPU call still looks its upload up, as the pass's
-#    does). Its client + server CPU is what the deletes alone cost. Prints each pass's client + server CPU over that floor
-#    (goals: cold <= 1.3, daily <= 1.5; SeaweedFS's passes are divided by
-#    the same floors, their deletes being the same but for the known
-#    difference) and ilmctl's daily CPU over SeaweedFS's (goal <= 0.2).
-#    Before the cold floor, the cold pass again with --dry-run on C: its
-#    reads and decisions alone, so that the cold pass's CPU splits into
-#    the floor (its deletes), the dry run (reading the dataset and
-#    deciding) and the rest (the re-read before each delete, and
-#    dispatching).
+#    does). Its client + server CPU is what the deletes alone cost.
+#    Prints each pass's client + server CPU over that floor (goals: cold
+#    <= 1.3, daily <= 1.5; SeaweedFS's passes are divided by the same
+#    floors, their deletes being the same but for the known difference)
+#    and ilmctl's daily CPU over SeaweedFS's (goal <= 0.2). Before the
+#    cold floor, the cold pass again with --dry-run on C: its reads and
+#    decisions alone, so that the cold pass's CPU splits into the floor
+#    (its deletes), the dry run (reading the dataset and deciding) and the
+#    rest (the re-read before each delete, the meta-log events of the
+#    pass's own deletes, and dispatching).
 #
 # Environment (defaults):
 #   BENCH_SCALE=1          dataset multiplier (1 = 121k versions; 4 = 484k,
@@ -371,29 +371,44 @@ sw_pass() {
 	hold a
 }
 
-# ilm_pass LABEL: one ilmctl pass on B, through benchseed profile-run so
-# its gRPC calls are counted by method (and, with BENCH_PROFILE=1, its CPU
-# profiled); its actions go to $DIR/ilmctl-LABEL.jsonl for the floor. Sets
-# ILM_SECS_LABEL, ILM_CLIENT_LABEL, ILM_SERVER_LABEL and ILM_LOAD_LABEL.
-ILM_ARGS=(--filer "seaweedfs://127.0.0.1:$B_FILER" --s3-grpc "127.0.0.1:$((B_S3 + 10000))" --due-rounding exact --expired-marker-days keep --runtime 60m -o jsonl --quiet)
+ILM_FLAGS=(--due-rounding exact --expired-marker-days keep --runtime 60m -o jsonl --quiet)
 read -r -a extra <<<"${BENCH_ILMCTL_FLAGS:-}"
-ILM_ARGS+=("${extra[@]}")
+ILM_FLAGS+=("${extra[@]}")
+
+# ilmctl_run SERVER PREFIX LABEL BASE PROFILE [FLAG...]: one ilmctl run
+# with ILM_FLAGS and FLAGs against server SERVER (b or c), through
+# benchseed profile-run so its gRPC calls are counted by method (and its
+# CPU profiled into PROFILE, unless that is -). Its output goes to
+# $DIR/BASE.jsonl, .log and .time. Sets PREFIX_SECS_LABEL,
+# PREFIX_CLIENT_LABEL, PREFIX_SERVER_LABEL and PREFIX_LOAD_LABEL; dies
+# unless the run ends ok.
+ilmctl_run() {
+	local srv=$1 prefix=$2 label=$3 base=$4 prof=$5 filer s3 c0 t0 t1
+	shift 5
+	filer="${srv^^}_FILER" s3="${srv^^}_S3"
+	local args=(--filer "seaweedfs://127.0.0.1:${!filer}" --s3-grpc "127.0.0.1:$((${!s3} + 10000))" "${ILM_FLAGS[@]}" "$@")
+	log "${srv^^} ($base): ilmctl run ${args[*]} (load average $(loadavg))"
+	printf -v "${prefix}_LOAD_$label" '%s' "$(loadavg)"
+	c0=$(weed_cpu "$srv")
+	t0=$(now)
+	{ time "$SEED" profile-run "$prof" "${args[@]}" >"$DIR/$base.jsonl" 2>"$DIR/$base.log"; } 2>"$DIR/$base.time" ||
+		{ tail -20 "$DIR/$base.log" >&2; die "ilmctl run failed (see $DIR/$base.log)"; }
+	t1=$(now)
+	printf -v "${prefix}_SECS_$label" '%s' "$(elapsed "$t0" "$t1")"
+	printf -v "${prefix}_SERVER_$label" '%s' "$(awk -v a="$c0" -v b="$(weed_cpu "$srv")" 'BEGIN { printf "%.1f", b - a }')"
+	printf -v "${prefix}_CLIENT_$label" '%s' "$(cpu_of "$DIR/$base.time")"
+	grep -q '"type":"summary".*"status":"ok"' "$DIR/$base.jsonl" ||
+		{ tail -20 "$DIR/$base.log" >&2; die "ilmctl's $base run did not end ok (see $DIR/$base.jsonl)"; }
+}
+
+# ilm_pass LABEL: one ilmctl pass on B; its actions go to
+# $DIR/ilmctl-LABEL.jsonl for the floor. Sets ILM_SECS_LABEL,
+# ILM_CLIENT_LABEL, ILM_SERVER_LABEL and ILM_LOAD_LABEL.
 ilm_pass() {
-	local label=$1 c0 t0 t1 v prof=-
+	local label=$1 v prof=-
 	[ "$PROFILE" = 1 ] && prof="$DIR/ilmctl-$label.pprof"
 	release b
-	log "B ($label): ilmctl run ${ILM_ARGS[*]} (load average $(loadavg))"
-	printf -v "ILM_LOAD_$label" '%s' "$(loadavg)"
-	c0=$(weed_cpu b)
-	t0=$(now)
-	{ time "$SEED" profile-run "$prof" "${ILM_ARGS[@]}" >"$DIR/ilmctl-$label.jsonl" 2>"$DIR/ilmctl-$label.log"; } 2>"$DIR/ilmctl-$label.time" ||
-		{ tail -20 "$DIR/ilmctl-$label.log" >&2; die "ilmctl run failed (see $DIR/ilmctl-$label.log)"; }
-	t1=$(now)
-	printf -v "ILM_SECS_$label" '%s' "$(elapsed "$t0" "$t1")"
-	printf -v "ILM_SERVER_$label" '%s' "$(awk -v a="$c0" -v b="$(weed_cpu b)" 'BEGIN { printf "%.1f", b - a }')"
-	printf -v "ILM_CLIENT_$label" '%s' "$(cpu_of "$DIR/ilmctl-$label.time")"
-	grep -q '"type":"summary".*"status":"ok"' "$DIR/ilmctl-$label.jsonl" ||
-		{ tail -20 "$DIR/ilmctl-$label.log" >&2; die "ilmctl's $label pass did not end ok (see $DIR/ilmctl-$label.jsonl)"; }
+	ilmctl_run b ILM "$label" "ilmctl-$label" "$prof"
 	v="ILM_SECS_$label"
 	log "B ($label): ilmctl pass took ${!v}s"
 	hold b
@@ -401,29 +416,14 @@ ilm_pass() {
 
 # dry_run_of LABEL: the LABEL pass again with --dry-run, on server C
 # started on the data that pass began from: its reads and decisions
-# without a delete or a write. Sets DRY_LABEL (client + server CPU),
-# DRY_CLIENT_LABEL, DRY_SERVER_LABEL and DRY_SECS_LABEL; its RPCs go to
-# $DIR/dry-LABEL.log. Writing nothing, it leaves C as the floor needs it.
-# Only the cold pass has one: C's filer is a process the daily pass's
-# cursors do not know, so a daily dry run there would walk every rule
+# without a delete or a write. Sets DRY_SECS_LABEL, DRY_CLIENT_LABEL and
+# DRY_SERVER_LABEL; its RPCs go to $DIR/dry-LABEL.log. Writing nothing,
+# it leaves C as the floor needs it. Only the cold pass has one: C's
+# filer is a process the daily pass's cursors do not know, so a daily dry
+# run there would walk every rule
 # (docs/design/daily-run.md#filer-restarts), which the daily pass did not.
 dry_run_of() {
-	local label=$1 c0 t0 t1 args
-	args=("${ILM_ARGS[@]}")
-	args[1]="seaweedfs://127.0.0.1:$C_FILER"
-	args[3]="127.0.0.1:$((C_S3 + 10000))"
-	log "C ($label dry run): ilmctl run --dry-run ${args[*]} (load average $(loadavg))"
-	c0=$(weed_cpu c)
-	t0=$(now)
-	{ time "$SEED" profile-run - "${args[@]}" --dry-run >"$DIR/dry-$label.jsonl" 2>"$DIR/dry-$label.log"; } 2>"$DIR/dry-$label.time" ||
-		{ tail -20 "$DIR/dry-$label.log" >&2; die "the $label dry run failed (see $DIR/dry-$label.log)"; }
-	t1=$(now)
-	grep -q '"type":"summary".*"status":"ok"' "$DIR/dry-$label.jsonl" ||
-		{ tail -20 "$DIR/dry-$label.log" >&2; die "the $label dry run did not end ok (see $DIR/dry-$label.jsonl)"; }
-	printf -v "DRY_SECS_$label" '%s' "$(elapsed "$t0" "$t1")"
-	printf -v "DRY_SERVER_$label" '%s' "$(awk -v a="$c0" -v b="$(weed_cpu c)" 'BEGIN { printf "%.1f", b - a }')"
-	printf -v "DRY_CLIENT_$label" '%s' "$(cpu_of "$DIR/dry-$label.time")"
-	printf -v "DRY_$label" '%s' "$(total "$(get "DRY_CLIENT_$label")" "$(get "DRY_SERVER_$label")")"
+	ilmctl_run c DRY "$1" "dry-$1" - --dry-run
 }
 
 # floor_of LABEL SNAPSHOT: server C started on SNAPSHOT (the data the
